@@ -1,0 +1,41 @@
+"""Typed errors, named by what went wrong. All are ValueErrors: bad input, never a crash."""
+
+
+class EngineError(ValueError):
+    """Base class of every error the engine raises on bad input."""
+
+
+class UnknownVariant(EngineError):
+    pass
+
+
+class UnknownOption(EngineError):
+    pass
+
+
+class InvalidNotation(EngineError):
+    """The text is not card notation (RULES.md §8.1)."""
+
+
+class IllegalPlay(EngineError):
+    """The cards form no combination of the variant, or not one that may be played here."""
+
+
+class IllegalAction(EngineError):
+    """An action the hand's rules do not allow at this moment."""
+
+
+class NotYourTurn(IllegalAction):
+    pass
+
+
+class WrongPhase(IllegalAction):
+    pass
+
+
+class CardsNotHeld(IllegalAction):
+    pass
+
+
+class DoesNotBeat(IllegalAction):
+    pass
