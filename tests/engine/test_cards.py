@@ -84,7 +84,7 @@ class TestParseCards:
             parse_cards("9h T")
 
     def test_copies_repeat(self):
-        assert parse_cards("9h 9h") == (27, 27)
+        assert parse_cards("9h 9h") == (26, 26)
 
 
 ranks_lists = st.lists(st.integers(min_value=3, max_value=17), max_size=40)
