@@ -39,3 +39,20 @@ class CardsNotHeld(IllegalAction):
 
 class DoesNotBeat(IllegalAction):
     pass
+
+
+# Added by the hand engine (additive): the remaining reasons apply() can refuse an action.
+class NotACombination(IllegalAction, IllegalPlay):
+    """The cards form no combination of the variant (or not one allowed at this point)."""
+
+
+class MustPlay(IllegalAction):
+    """The leader of a trick may not pass."""
+
+
+class InvalidChoice(IllegalAction):
+    """A bid, grab, call, reveal, double or partner value this seat may not choose now."""
+
+
+class UnknownAct(IllegalAction):
+    """An action whose ``act`` is not one of RULES.md §8.4."""

@@ -1,0 +1,97 @@
+"""Hand records (RULES.md §8.4): export any state's history as JSON, rebuild a state from one.
+
+    {"variant": "classic3",
+     "room": {"base_score": 1, "coefficient": 3, "house_take": 0, "rake_percent": 10},
+     "seats": 3,
+     "deal": {"hands": [...], "bottom": "...", "face_up": {"card": "9h", "seat": 1}},
+     "actions": [{"seat": 1, "act": "bid", "value": 3}, ...]}
+
+Beyond the documented keys, a record carries ``"options"`` only when the variant's rule options
+differ from the defaults, ``room.max_multiplier`` only when set, and ``"balances"`` only when the
+hand was started with balances; ``replay`` accepts all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.engine.beans import RoomStakes
+from games.engine.dealing import Deal
+from games.engine.errors import EngineError
+from games.engine.hand import apply, start_hand, summary
+from games.engine.state import Action, HandState
+from games.engine.variants import find_variant
+
+__all__ = ["ReplayError", "hand_record", "replay", "replay_summary"]
+
+_ROOM_KEYS = ("base_score", "coefficient", "house_take", "rake_percent")
+
+
+class ReplayError(EngineError):
+    """A record that cannot be replayed; ``action_index`` is None for a bad header."""
+
+    def __init__(self, message: str, action_index: int | None = None) -> None:
+        super().__init__(message)
+        self.action_index = action_index
+
+
+def hand_record(state: HandState) -> dict[str, Any]:
+    """The §8.4 JSON document of the hand so far."""
+    v = state.variant
+    room: dict[str, Any] = {key: getattr(state.stakes, key) for key in _ROOM_KEYS}
+    if state.stakes.max_multiplier is not None:
+        room["max_multiplier"] = state.stakes.max_multiplier
+    record: dict[str, Any] = {"variant": v.key}
+    changed = {k: val for k, val in v.options.items() if val != v.option_choices[k][0]}
+    if changed:
+        record["options"] = changed
+    record["room"] = room
+    record["seats"] = v.seats
+    record["deal"] = state.deal.to_json()
+    if state.balances is not None:
+        record["balances"] = list(state.balances)
+    record["actions"] = [a.to_json() for a in state.history]
+    return record
+
+
+def _header(record: Mapping[str, Any]) -> HandState:
+    if not isinstance(record, Mapping):
+        raise ReplayError("a hand record is a JSON object")
+    try:
+        variant = find_variant(record["variant"], **(record.get("options") or {}))
+        room = record.get("room") or {}
+        stakes = RoomStakes(**{k: room[k] for k in (*_ROOM_KEYS, "max_multiplier") if k in room})
+        seats = record.get("seats", variant.seats)
+        if seats != variant.seats:
+            raise ReplayError(f"{variant.key} is played by {variant.seats} seats, not {seats}")
+        d = Deal.from_json(variant, record["deal"])
+        return start_hand(variant, d, stakes, balances=record.get("balances"))
+    except KeyError as exc:
+        raise ReplayError(f"a hand record needs {exc.args[0]!r}") from None
+    except ReplayError:
+        raise
+    except (EngineError, TypeError, ValueError) as exc:
+        raise ReplayError(str(exc)) from None
+
+
+def replay(record: Mapping[str, Any]) -> HandState:
+    """Rebuild the state a record describes; ReplayError names the first bad action."""
+    state = _header(record)
+    actions = record.get("actions") or []
+    if not isinstance(actions, list):
+        raise ReplayError("'actions' must be a list")
+    for index, data in enumerate(actions):
+        try:
+            state = apply(state, Action.from_json(data))
+        except (EngineError, TypeError) as exc:
+            raise ReplayError(f"{type(exc).__name__}: {exc}", index) from None
+    return state
+
+
+def replay_summary(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``python -m games.engine replay`` prints for a record."""
+    try:
+        return summary(replay(record))
+    except ReplayError as exc:
+        return {"error": str(exc), "action_index": exc.action_index}

@@ -1,0 +1,203 @@
+"""What one seat, or a spectator, may know of a hand: JSON-able dicts (RULES.md §2–§6).
+
+``view_for(state, seat)`` and ``public_view(state)`` build their dicts from public facts plus,
+for a seat, exactly its own private knowledge. Card identities appear only under these keys:
+``hand`` (own), ``partner_hand`` (qq5 landlords after the reveal), ``bottom`` (classic3 once the
+landlord is fixed; for qq5/new5 only the landlord who took it), ``face_up.card``,
+``marked_card`` (the called / circled card once announced), ``grabs[].card``, ``plays[].cards``,
+``trick[].cards``, ``top.cards`` and ``choices[].value`` (a seat's own grab/call choices).
+
+Not shown, by design: the other hands, the qq5 暗地主 / new5 副地主 / fenzhou5 狗腿子 before they
+are revealed (except to themselves), a hidden solo before it shows, and which seats are still
+deciding in a simultaneous step whose participants are secret (qq5 reveal, new5 grab).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.engine.cards import format_card, format_cards, format_ranks
+from games.engine.flows import flow_for
+from games.engine.hand import legal_actions, waiting_seats
+from games.engine.state import (
+    CALL_FRIEND,
+    HIDDEN_SOLO,
+    OPEN_SOLO,
+    PHASE_GRAB,
+    PHASE_PLAY,
+    PHASE_REVEAL,
+    HandState,
+    PlayRecord,
+)
+
+__all__ = ["public_view", "view_for"]
+
+
+def _play_json(p: PlayRecord) -> dict[str, Any]:
+    return {
+        "seat": p.seat,
+        "cards": format_cards(p.cards),
+        "kind": p.combo.kind,
+        "ranks": format_ranks(p.combo.ranks),
+    }
+
+
+def _knows_partner(state: HandState, seat: int | None) -> bool:
+    """Whether ``seat`` knows who holds the landlord's partner role (or that there is none)."""
+    if state.revealed or state.finished:
+        return True
+    if seat is None or state.landlord is None:
+        return False
+    if state.partner_mode is None and state.marked_card is None:
+        return False  # new5 before the partner choice; classic3 never has one
+    if seat == state.partner:
+        return True  # the twin / circled / called card is in his own hand
+    # a solo landlord knows he is alone; in qq5 case A and new5/fenzhou5 calls he does not know who
+    return seat == state.landlord and state.solo
+
+
+def _public_waiting(state: HandState, seat: int | None) -> list[int]:
+    waiting = waiting_seats(state)
+    if state.phase == PHASE_GRAB:
+        public: tuple[int, ...] = ()
+    elif state.phase == PHASE_REVEAL:
+        public = tuple(s for s in waiting if s == state.landlord)
+    else:
+        public = waiting
+    if seat is not None and seat in waiting and seat not in public:
+        public = (*public, seat)
+    return sorted(public)
+
+
+def _teams(state: HandState, seat: int | None) -> dict[str, Any]:
+    if state.landlord is None:
+        return {"landlord": [], "farmer": [], "complete": False}
+    if flow_for(state.variant).hidden_partner and not _knows_partner(state, seat):
+        return {"landlord": [state.landlord], "farmer": [], "complete": False}
+    return {
+        "landlord": list(state.landlord_side()),
+        "farmer": list(state.farmer_side()),
+        "complete": True,
+    }
+
+
+def _role(state: HandState, seat: int) -> str | None:
+    if state.landlord is None:
+        return None
+    if seat == state.landlord:
+        return "landlord"
+    if seat == state.partner:
+        return "partner"
+    hidden = flow_for(state.variant).hidden_partner
+    if hidden and state.partner_mode is None and state.marked_card is None:
+        return None  # new5 / fenzhou5 before the partner card is fixed: it may still be him
+    return "farmer"
+
+
+def _common(state: HandState, seat: int | None) -> dict[str, Any]:
+    v = state.variant
+    flow = flow_for(v)
+    d = state.deal
+    out: dict[str, Any] = {
+        "variant": v.key,
+        "options": dict(v.options),
+        "seats": v.seats,
+        "phase": state.phase,
+        "turn": state.turn,
+        "waiting": _public_waiting(state, seat),
+        "hand_counts": [len(h) for h in state.hands],
+        "landlord": state.landlord,
+        "teams": _teams(state, seat),
+        "face_up": None
+        if d.face_up is None
+        else {"card": format_card(d.face_up), "seat": d.face_up_seat},
+        "multiplier": flow.current_multiplier(state),
+        "autoplay": list(state.autoplay),
+        "finished": state.finished,
+        "winner_side": state.winner_side,
+    }
+    if state.bids:
+        out["bids"] = list(state.bids)
+    if state.doubles:
+        out["doubles"] = list(state.doubles)
+    if state.reveals and state.phase != PHASE_REVEAL:
+        out["reveals"] = [s for s in range(v.seats) if state.reveals[s]]
+        out["revealed"] = state.revealed
+    if state.phase == PHASE_GRAB or state.grabs or state.grab_done:
+        out["grabs"] = [{"seat": s, "card": format_card(c)} for s, c in state.grabs]
+        out["grab_count"] = len(state.grabs)
+    # the partner announcement: 明独打 is public; 暗独打 looks like 叫朋友 until it shows
+    mode = state.partner_mode
+    if mode is not None:
+        public_mode = mode
+        if mode == HIDDEN_SOLO and not state.revealed and seat != state.landlord:
+            public_mode = CALL_FRIEND
+        out["partner_mode"] = public_mode
+    if state.marked_card is not None and (mode != OPEN_SOLO):
+        out["marked_card"] = format_card(state.marked_card)
+    out["partner"] = state.partner if _knows_partner(state, seat) else None
+    out["solo"] = state.solo if _knows_partner(state, seat) else None
+    out["auto_win"] = state.auto_win
+    if state.bottom_public:
+        out["bottom"] = format_cards(d.bottom)
+    if state.phase == PHASE_PLAY or state.plays:
+        out["leader"] = state.leader
+        out["top"] = None if state.top is None else _play_json(state.top)
+        out["trick"] = [
+            {"seat": s, "cards": None if cards is None else format_cards(cards)}
+            for s, cards in state.trick
+        ]
+        out["plays"] = [_play_json(p) for p in state.plays]
+    if flow.announce_at:
+        out["reports"] = {
+            str(s): len(h) for s, h in enumerate(state.hands) if 0 < len(h) <= flow.announce_at
+        }
+    if state.result is not None:
+        r = state.result
+        out["result"] = {
+            "units": [str(u) for u in r.units],
+            "beans": list(r.beans),
+            "house": r.house,
+            "multiplier": r.multiplier,
+            "spring": r.spring,
+            "anti_spring": r.anti_spring,
+        }
+    return out
+
+
+def public_view(state: HandState) -> dict[str, Any]:
+    """What a spectator may know."""
+    out = _common(state, None)
+    out["seat"] = None
+    return out
+
+
+def view_for(state: HandState, seat: int) -> dict[str, Any]:
+    """What ``seat`` may know: the public view plus its own cards, role and choices."""
+    out = _common(state, seat)
+    out["seat"] = seat
+    out["hand"] = format_cards(state.hands[seat])
+    out["role"] = _role(state, seat)
+    if (
+        seat == state.landlord
+        and state.deal.bottom
+        and not state.bottom_public
+        and not state.bottom
+    ):
+        out["bottom"] = format_cards(state.deal.bottom)  # he took it face down (qq5, new5)
+    if (
+        state.partner is not None
+        and state.revealed
+        and not state.finished
+        and seat in state.landlord_side()
+        and flow_for(state.variant).partners_see_hands
+    ):
+        other = state.partner if seat == state.landlord else state.landlord
+        assert other is not None
+        out["partner_hand"] = format_cards(state.hands[other])
+    actions = legal_actions(state, seat)
+    kinds = sorted({a.act for a in actions})
+    out["legal"] = kinds
+    out["choices"] = [a.to_json() for a in actions if a.act not in ("play", "pass")]
+    out["autoplay_on"] = state.autoplay[seat]
+    return out
