@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 COMMANDS: dict[str, str] = {
     "judge": "games.engine.cli_judge",
+    "replay": "games.engine.cli_replay",
+    "verify": "games.engine.cli_verify",
 }
 
 
