@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from games.engine.cards import BJ, SJ, format_ranks
+from games.engine.cards import BJ, RANK_THREE, SJ, format_ranks
+from games.engine.errors import InvalidNotation
 from games.engine.variants import ALWAYS, FINAL, Variant
 
 KINDS: tuple[str, ...] = (
@@ -113,6 +114,9 @@ def classify(variant: Variant, ranks: Iterable[int], *, final: bool = False) -> 
     Readings are distinct and ordered by (kind order, key, length).
     """
     key = tuple(sorted(ranks))
+    if key and (key[0] < RANK_THREE or key[-1] > BJ):
+        bad = key[0] if key[0] < RANK_THREE else key[-1]
+        raise InvalidNotation(f"{bad!r} is not a rank value (3..17)")
     if final and not _final_matters(variant):
         final = False
     return _classify_cached(variant, key, final)
@@ -280,7 +284,7 @@ def _sequences(
             return
         kind = "straight"
     elif per == 2:
-        if distinct < v.min_pair_chain:
+        if not v.min_pair_chain <= distinct <= v.max_pair_chain:
             return
         kind = "pair_chain"
     else:

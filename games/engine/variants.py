@@ -67,6 +67,7 @@ class Variant:
     min_straight: int = 5
     max_straight: int = 12
     min_pair_chain: int = 3
+    max_pair_chain: int = 14  # pairs; the chain positions bound it anyway
     min_triple_chain: int = 2  # also the smallest plane
     # A non-bomb play may hold at most this many cards of one rank (§0 #14); None = no limit.
     non_bomb_max_per_rank: int | None = 3
@@ -318,6 +319,7 @@ class Classic3(Variant):
     MAX_DOUBLINGS = 4
 
     non_bomb_max_per_rank = None  # 四带二 holds four of a rank and is no bomb
+    max_pair_chain = 10  # 双顺 up to 10 pairs (§5.2)
     triple_single = True
     triple_pair = True
     plane_single = True

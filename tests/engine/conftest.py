@@ -6,6 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords():
+    """Engine tests need no Django: shadow the root conftest's settings-based fixture so they
+    also run with ``-p no:django``."""
+
+
 VECTOR_DIR = Path(__file__).parent / "vectors"
 JUDGE_VARIANTS = ("qq5", "new5", "classic3", "fenzhou5")
 
