@@ -6,9 +6,9 @@ The order of the steps, for one finished hand:
    shared among the winners by the largest-remainder method in proportion to their units, ties
    to the seat that comes first in ``tie_order`` (§7.4a). The gross amounts sum to zero.
 2. The balance floor (§7.3, §3.6). Each human seat pays the house take ``A`` first, as far as
-   his balance goes; a loser then pays his gross as far as what is left goes. What losers could
-   not pay is cut from the winners' gross by the largest-remainder method in proportion to
-   their gross (so no winner's gross grows and none goes below zero).
+   his balance goes; a loser then pays his gross as far as what is left goes. When losers
+   could not pay in full, what they paid is shared among the winners again by the
+   largest-remainder method in proportion to their gross (so no winner's gross grows).
 3. The cut on winners. The rake is ``round_half_up(gross × r / 100)`` of the (final) gross gain
    of each winner (§7.2); the house take ``A`` is taken from every human seat. Neither may take
    a winner below zero: the house takes ``A`` first, then as much rake as is left.
@@ -143,12 +143,15 @@ def settle_beans(
         shortfall += -gross[i] - paid
         gross[i] = -paid
     if shortfall:
+        # Share what was paid in proportion to the winners' gross. A quota never exceeds the
+        # gross it comes from, so no winner's gross grows.
         paid_winners = [i for i in winners if gross[i] > 0]
-        cuts = largest_remainder(
-            shortfall, [gross[i] for i in paid_winners], [rank[i] for i in paid_winners]
+        paid = sum(gross[i] for i in paid_winners) - shortfall
+        shares = largest_remainder(
+            paid, [gross[i] for i in paid_winners], [rank[i] for i in paid_winners]
         )
-        for i, cut in zip(paid_winners, cuts, strict=True):
-            gross[i] -= cut
+        for i, share in zip(paid_winners, shares, strict=True):
+            gross[i] = share
 
     # 3. The cut on winners: the house take first, then the rake, never below zero.
     rakes = [0] * seats

@@ -1,0 +1,44 @@
+"""Shared fixtures for the Django-side tests."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+_names = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(db, django_user_model):
+    """Create a player, optionally holding beans granted through the ledger."""
+
+    def make(*, beans: int = 0, username: str | None = None, **fields):
+        from accounts.services import beans_grant
+
+        user = django_user_model.objects.create_user(
+            username=username or f"player{next(_names)}", password="pass-word-123", **fields
+        )
+        if beans:
+            beans_grant(user=user, amount=beans)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def staff_client(client, make_user):
+    admin = make_user(username="operator", is_staff=True, is_superuser=True)
+    client.force_login(admin)
+    client.user = admin
+    return client
+
+
+def pytest_configure(config):
+    # whitenoise warns when STATIC_ROOT has not been collected; tests serve from the finders.
+    config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
