@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 COMMANDS: dict[str, str] = {
     "judge": "games.engine.cli_judge",
+    "moves": "games.engine.cli_moves",
     "replay": "games.engine.cli_replay",
     "verify": "games.engine.cli_verify",
 }

@@ -1,0 +1,180 @@
+"""Legal-play generation benchmark: ours vs DouZero's MovesGener vs RLCard's judger.
+
+A script that prints figures (never a timed test). See bench/README.md for the setup:
+DouZero and RLCard live in bench/.deps, outside the app's environment.
+
+    .venv/bin/python bench/engine_moves.py [--hands 2000] [--seed 20261129]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "bench" / ".deps"))
+
+from games.engine import moves as moves_mod  # noqa: E402
+from games.engine.combos import classify  # noqa: E402
+from games.engine.moves import legal_plays  # noqa: E402
+from games.engine.variants import find_variant  # noqa: E402
+
+try:
+    from douzero.env.move_generator import MovesGener
+except ImportError:  # pragma: no cover - printed, not raised
+    MovesGener = None
+try:
+    from rlcard.games.doudizhu.judger import DoudizhuJudger
+except ImportError:  # pragma: no cover
+    DoudizhuJudger = None
+
+DOUZERO_CODE = {15: 17, 16: 20, 17: 30}  # DouZero: 2 = 17, small joker = 20, big joker = 30
+RLCARD_CHARS = "3456789TJQKA2BR"  # RLCard: B = black (small) joker, R = red (big) joker
+
+
+def deck_ranks(decks: int) -> list[int]:
+    return [r for r in range(3, 16) for _ in range(4 * decks)] + [16, 17] * decks
+
+
+def random_hands(rng: random.Random, decks: int, size: int, count: int) -> list[list[int]]:
+    deck = deck_ranks(decks)
+    return [sorted(rng.sample(deck, size)) for _ in range(count)]
+
+
+def best_pass(fn, hands, repeats: int) -> float:
+    """Fastest of `repeats` full passes over `hands` (seconds)."""
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        fn(hands)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))
+    return ordered[index]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--landlord-hands", type=int, default=300)
+    args = parser.parse_args()
+
+    classic3 = find_variant("classic3")
+    rng = random.Random(args.seed)
+    hands = random_hands(rng, 1, 20, args.hands)
+    dz_hands = [[DOUZERO_CODE.get(r, r) for r in h] for h in hands]
+    rl_hands = ["".join(RLCARD_CHARS[r - 3] for r in h) for h in hands]
+
+    def run_ours(hs):
+        for h in hs:
+            legal_plays(classic3, h, None)
+
+    def run_douzero(hs):
+        for h in hs:
+            MovesGener(h).gen_moves()
+
+    def run_rlcard(hs):
+        for h in hs:
+            DoudizhuJudger.playable_cards_from_hand(h)
+
+    print(f"# classic3, {args.hands} seeded random 20-card hands (seed {args.seed}), leading")
+    print(f"# python {sys.version.split()[0]}, best of {args.repeats} passes unless noted")
+    moves_mod._GENERATORS.clear()
+    start = time.perf_counter()
+    run_ours(hands)
+    cold = time.perf_counter() - start
+    ours = best_pass(run_ours, hands, args.repeats)
+    rows = [("ours (cold: first pass, empty caches)", cold), ("ours", ours)]
+    dz = rl = None
+    if MovesGener is not None:
+        dz = best_pass(run_douzero, dz_hands, args.repeats)
+        rows.append(("DouZero MovesGener.gen_moves", dz))
+    if DoudizhuJudger is not None:
+        rl = best_pass(run_rlcard, rl_hands, args.repeats)
+        rows.append(("RLCard playable_cards_from_hand", rl))
+    for name, secs in rows:
+        print(
+            f"{name:40s} {args.hands / secs:10.0f} hands/s  {secs / args.hands * 1e6:8.1f} µs/hand"
+        )
+    if dz is not None:
+        print(f"ratio ours/DouZero throughput: {dz / ours:.2f}x (cold pass: {dz / cold:.2f}x)")
+    else:
+        print("DouZero not installed: see bench/README.md")
+    if rl is not None:
+        print(f"ratio ours/RLCard throughput:  {rl / ours:.2f}x (cold pass: {rl / cold:.2f}x)")
+    else:
+        print("RLCard not installed: see bench/README.md")
+
+    print()
+    print("# per-hand latency, landlord hands (ms), leading and following a random legal play")
+    head = ("variant", "cards", "mode", "p50", "p99", "max", "plays p50")
+    print("{:10s} {:>5s} {:9s} {:>8s} {:>8s} {:>8s} {:>9s}".format(*head))
+    for key, decks, size in (("qq5", 2, 24), ("new5", 3, 38), ("fenzhou5", 2, 24)):
+        variant = find_variant(key)
+        vrng = random.Random(f"{args.seed}-{key}")
+        lead_t, follow_t, lead_n = [], [], []
+        for _ in range(args.landlord_hands):
+            deck = deck_ranks(decks)
+            vrng.shuffle(deck)
+            hand = sorted(deck[:size])
+            other = sorted(deck[size : size + variant.hand_size])
+            t0 = time.perf_counter_ns()
+            plays = legal_plays(variant, hand, None)
+            lead_t.append((time.perf_counter_ns() - t0) / 1e6)
+            lead_n.append(len(plays))
+            top = vrng.choice(legal_plays(variant, other, None))
+            t0 = time.perf_counter_ns()
+            legal_plays(variant, hand, top)
+            follow_t.append((time.perf_counter_ns() - t0) / 1e6)
+        for mode, samples in (("leading", lead_t), ("following", follow_t)):
+            print(
+                f"{key:10s} {size:5d} {mode:9s} {percentile(samples, 50):8.3f} "
+                f"{percentile(samples, 99):8.3f} {max(samples):8.3f} "
+                f"{statistics.median(lead_n) if mode == 'leading' else '':>9}"
+            )
+
+    if MovesGener is not None:
+        print()
+        compare_counts(classic3, hands[:300])
+
+
+def compare_counts(variant, hands) -> None:
+    """Ours vs DouZero on the same hands: distinct plays, and what differs, by kind."""
+    back = {v: k for k, v in DOUZERO_CODE.items()}
+    ours_total = dz_total = equal = 0
+    only_ours: Counter[str] = Counter()
+    only_dz: Counter[str] = Counter()
+    for hand in hands:
+        ours = {c.ranks: c.kind for c in legal_plays(variant, hand, None)}
+        dz_moves = MovesGener([DOUZERO_CODE.get(r, r) for r in hand]).gen_moves()
+        dz = {tuple(sorted(back.get(c, c) for c in m)) for m in dz_moves}
+        ours_total += len(ours)
+        dz_total += len(dz)
+        equal += set(ours) == dz
+        for ranks in set(ours) - dz:
+            only_ours[ours[ranks]] += 1
+        for ranks in dz - set(ours):
+            readings = classify(variant, ranks)
+            only_dz[readings[0].kind if readings else "illegal here"] += 1
+    print(f"# count comparison on {len(hands)} of those hands (distinct multisets)")
+    print(f"ours {ours_total} plays, DouZero {dz_total} distinct; identical sets on {equal} hands")
+    print("only ours, by kind:   ", dict(only_ours.most_common()) or "none")
+    print("only DouZero, by kind:", dict(only_dz.most_common()) or "none")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,646 @@
+"""Every legal play from a hand: ``legal_plays(variant, hand_ranks, top)`` (RULES.md §2–§6, §8.3).
+
+The generator is structural: it works on the hand's rank counts and builds each kind of
+combination directly (chains from runs of available positions, kickers as multisets over
+the remaining rank counts), never by enumerating sub-multisets of the hand. Every multiset
+of ranks is listed once. Where one multiset has several readings (classic3 333444555666 is a
+4-triple chain or a 3-triple plane with kickers 666; 3333AAAA is four-with-two-pairs keyed on
+3 or on A; new5 13-card runs), the recorded reading is the one ``combos`` picks: the lead
+priority when leading, the weakest reading that beats ``top`` when following (§2.4).
+
+Order (deterministic, pinned by tests/engine/snapshots/moves_*.txt): non-bombs first, by kind
+in ``KIND_ORDER``, then chain length, then key, then the sorted ranks (so, for one body, by
+kickers); bombs last, weakest first (by ``bomb_power``, then ranks).
+
+Speed: ``Combo`` objects are immutable, so each generator interns them (per variant) and a
+hand's answer is mostly table look-ups; chain runs are cached by the bitmask of available
+positions. See bench/engine_moves.py for the figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from itertools import combinations as _combinations
+from itertools import combinations_with_replacement as _cwr
+from typing import Any
+
+from games.engine import combos as _combos
+from games.engine.cards import BJ, SJ, Rank
+from games.engine.combos import Combo
+from games.engine.variants import ALWAYS, NEVER, Variant
+
+__all__ = ["KIND_ORDER", "legal_plays", "play_order_key"]
+
+# The order of non-bomb kinds in the output. Kinds a variant lacks are simply absent.
+KIND_ORDER: tuple[str, ...] = (
+    "single",
+    "pair",
+    "triple",
+    "triple_single",
+    "triple_pair",
+    "straight",
+    "pair_chain",
+    "triple_chain",
+    "plane_single",
+    "plane_pair",
+    "four_two_singles",
+    "four_two_pairs",
+)
+_KIND_INDEX = {kind: i for i, kind in enumerate(KIND_ORDER)}
+_MAY_COLLIDE = frozenset({"triple_chain", "plane_single", "plane_pair", "four_two_pairs"})
+
+
+def play_order_key(combo: Combo) -> tuple[Any, ...]:
+    """The sort key that ``legal_plays`` output follows (documented in the module docstring)."""
+    if combo.is_bomb:
+        return (1, combo.bomb_power, combo.ranks)
+    return (0, _KIND_INDEX.get(combo.kind, len(KIND_ORDER)), combo.length, combo.key, combo.ranks)
+
+
+def legal_plays(variant: Variant, hand_ranks: Iterable[Rank], top: Combo | None) -> list[Combo]:
+    """Every distinct legal play from ``hand_ranks`` that leads (``top`` None) or beats ``top``.
+
+    A play that uses the whole hand is classified as the player's final play (a fenzhou5 bare
+    triple or bare plane). Passing is not listed.
+    """
+    counts = [0] * (BJ + 1)
+    n = 0
+    for rank in hand_ranks:
+        counts[rank] += 1
+        n += 1
+    gen = _generator_for(variant)
+    if top is None:
+        return gen.lead(counts, n)
+    return gen.follow(counts, n, top)
+
+
+_GENERATORS: dict[Variant, _Generator] = {}
+
+
+def _generator_for(variant: Variant) -> _Generator:
+    gen = _GENERATORS.get(variant)
+    if gen is None:
+        gen = _GENERATORS[variant] = _Generator(variant)
+    return gen
+
+
+def _multisets(ranks: Sequence[int], caps: Sequence[int], size: int) -> list[tuple[int, ...]]:
+    """Sorted ``size``-multisets of ``ranks`` (ascending), rank r at most ``caps[r]`` times,
+    in lexicographic order (itertools yields them so)."""
+    if size == 2:
+        return [c for c in _cwr(ranks, 2) if c[0] != c[1] or caps[c[0]] >= 2]
+    tight = [r for r in ranks if caps[r] < size]
+    if not tight:
+        return list(_cwr(ranks, size))
+    return [c for c in _cwr(ranks, size) if all(c.count(r) <= caps[r] for r in tight)]
+
+
+_NATURALS = tuple(range(3, 16))
+
+
+def _sorted(a: int, na: int, b: int, nb: int) -> tuple[int, ...]:
+    return tuple(sorted((a,) * na + (b,) * nb))
+
+
+_NO_LIMIT = 1 << 30
+
+
+class _Interned(dict[tuple[int, ...], Combo]):
+    """Combos of one body, keyed by kicker tuple, built on first use (immutable, so shared)."""
+
+    def __init__(self, build: Callable[[tuple[int, ...]], Combo]) -> None:
+        super().__init__()
+        self.build = build
+
+    def __missing__(self, wing: tuple[int, ...]) -> Combo:
+        combo = self[wing] = self.build(wing)
+        return combo
+
+
+class _Generator:
+    """The per-variant tables and generators behind ``legal_plays``.
+
+    Everything variant-specific is read from the variant's combination flags and bomb hooks
+    (the same ones ``combos.classify`` reads), so rule options apply here unchanged.
+    """
+
+    def __init__(self, variant: Variant) -> None:
+        v = variant
+        self.variant = v
+        rank_at = {p: r for r, ps in v.chain_positions.items() for p in ps}
+        positions = sorted(rank_at)
+        if positions != list(range(positions[0], positions[-1] + 1)):
+            raise ValueError(f"{v.key}: chain positions must be contiguous")
+        self.pos_rank: tuple[int, ...] = tuple(rank_at[p] for p in positions)
+        self.pos_key: tuple[int, ...] = tuple(positions)
+        self.chain_ranks = frozenset(v.chain_positions)
+        # A run may not use one rank twice (new5's A is position 1 and 14): the longest
+        # chain has one position per distinct rank. A..K (positions 1..13) is never
+        # generated: the same ranks read as 2..A with the higher top (combos._run_top).
+        self.max_run = len(v.chain_positions)
+        self.limit = v.non_bomb_max_per_rank or _NO_LIMIT
+        limit = self.limit
+        self._cache: dict[Any, Combo] = {}
+        self._lead_chains: dict[tuple[str, int], tuple[Combo, ...]] = {}
+        # Per plane body / quad: its plays interned by their kicker tuple.
+        self._bodies: dict[tuple[str, int, int], _Interned] = {}
+        self._runs_cache: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
+        self.singles: list[Combo | None] = [None] * 18
+        self.pairs: list[Combo | None] = [None] * 18
+        self.triples: list[Combo | None] = [None] * 18
+        for r in range(3, 18):
+            self.singles[r] = Combo("single", (r,), r)
+        pair_ranks = list(_NATURALS) if limit >= 2 else []
+        if v.joker_pairs:
+            pair_ranks += [SJ, BJ]
+        self.pair_ranks = tuple(pair_ranks)
+        for r in self.pair_ranks:
+            self.pairs[r] = Combo("pair", (r, r), r)
+        self.triple_ranks = _NATURALS if limit >= 3 else ()
+        for r in self.triple_ranks:
+            self.triples[r] = Combo("triple", (r, r, r), r)
+        # Wing pairs of triple_pair: natural pairs, plus joker pairs where allowed.
+        tp_ranks = list(_NATURALS)
+        if v.triple_pair_joker_pair:
+            tp_ranks += [SJ, BJ]
+        self.triple_pair_ranks = tuple(tp_ranks)
+        self.kicker_ranks = tuple(range(3, 18)) if v.kicker_jokers else _NATURALS
+        # Bombs: natural bombs by (rank, size), joker bombs by (SJ count, BJ count).
+        max_copies = 4 * v.decks
+        self.natural_bombs: list[list[Combo]] = [[] for _ in range(18)]
+        for r in _NATURALS:
+            for size in range(1, max_copies + 1):
+                reading = v.natural_bomb(size, r)
+                if reading is not None:
+                    kind, key, power = reading
+                    self.natural_bombs[r].append(Combo(kind, (r,) * size, key, 1, power))
+        self.joker_bombs: dict[tuple[int, int], list[Combo]] = {}
+        for (small, big), readings in v.joker_table.items():
+            bombs = [
+                Combo(kind, (SJ,) * small + (BJ,) * big, key, 1, power)
+                for kind, key, power in readings
+                if power is not None
+            ]
+            if bombs:
+                self.joker_bombs[(small, big)] = bombs
+        self.bare_triple = v.bare_triple
+        self.bare_chain = v.bare_triple_chain
+        self.forbidden_bare = v.forbidden_bare_triple_chains
+        self.kinds = tuple(k for k in KIND_ORDER if self._has_kind(k))
+        self.triple_single_table: list[list[Combo | None]] = [[None] * 18 for _ in range(18)]
+        self.triple_pair_table: list[list[Combo | None]] = [[None] * 18 for _ in range(18)]
+        for t in self.triple_ranks:
+            for k in range(3, 18):
+                if k != t:
+                    self.triple_single_table[t][k] = Combo("triple_single", _sorted(t, 3, k, 1), t)
+                    self.triple_pair_table[t][k] = Combo("triple_pair", _sorted(t, 3, k, 2), t)
+        self._steps = {
+            "single": self._singles,
+            "pair": self._pairs,
+            "triple": self._triples,
+            "triple_single": self._triple_singles,
+            "triple_pair": self._triple_pairs,
+            "straight": self._straights,
+            "pair_chain": self._pair_chains,
+            "triple_chain": self._triple_chains,
+            "plane_single": self._plane_singles,
+            "plane_pair": self._plane_pairs,
+            "four_two_singles": self._four_two_singles,
+            "four_two_pairs": self._four_two_pairs,
+        }
+        self._lead_steps = [(k, self._steps[k]) for k in self.kinds]
+        # Kinds whose multisets can carry a second reading (see _resolve).
+        self.colliding: frozenset[str] = frozenset()
+        if v.kicker_repeats or v.wing_pair_repeats:
+            self.colliding = _MAY_COLLIDE
+
+    def _has_kind(self, kind: str) -> bool:
+        v = self.variant
+        return {
+            "single": True,
+            "pair": bool(self.pair_ranks),
+            "triple": bool(self.triple_ranks) and self.bare_triple != NEVER,
+            "triple_single": v.triple_single and self.limit >= 3,
+            "triple_pair": v.triple_pair and self.limit >= 3,
+            "straight": True,
+            "pair_chain": self.limit >= 2,
+            "triple_chain": self.limit >= 3 and self.bare_chain != NEVER,
+            "plane_single": v.plane_single and self.limit >= 3,
+            "plane_pair": v.plane_pair and self.limit >= 3,
+            "four_two_singles": v.four_two and self.limit >= 4,
+            "four_two_pairs": v.four_two and self.limit >= 4,
+        }[kind]
+
+    # -- chains ---------------------------------------------------------------------------
+    def masks(self, counts: list[int]) -> list[int]:
+        """Bitmasks over chain positions: bit i of masks[need] says position i's rank has at
+        least ``need`` cards (need 1..4)."""
+        m1 = m2 = m3 = m4 = 0
+        bit = 1
+        for r in self.pos_rank:
+            c = counts[r]
+            if c:
+                m1 |= bit
+                if c >= 2:
+                    m2 |= bit
+                    if c >= 3:
+                        m3 |= bit
+                        if c >= 4:
+                            m4 |= bit
+            bit <<= 1
+        return [0, m1, m2, m3, m4]
+
+    def _runs(self, mask: int, min_len: int, max_len: int) -> tuple[tuple[int, int], ...]:
+        """(start index, length) of each run of positions whose bit is set in ``mask``,
+        min_len ≤ length ≤ max_len, ordered by length then start (so by key)."""
+        cache_key = (mask, min_len, max_len)
+        hit = self._runs_cache.get(cache_key)
+        if hit is not None:
+            return hit
+        npos = len(self.pos_rank)
+        found = []
+        for length in range(min_len, min(max_len, self.max_run) + 1):
+            for start in range(npos - length + 1):
+                window = ((1 << length) - 1) << start
+                if mask & window != window:
+                    continue
+                if length == self.max_run and npos > self.max_run and start == 0:
+                    continue  # new5 A..K: the same ranks are read as 2..A (higher top)
+                found.append((start, length))
+        result = self._runs_cache[cache_key] = tuple(found)
+        return result
+
+    def _chain(self, kind: str, need: int, start: int, length: int) -> Combo:
+        cache_key = (kind, start, length)
+        combo = self._cache.get(cache_key)
+        if combo is None:
+            body = self.pos_rank[start : start + length]
+            ranks = tuple(sorted(body * need))
+            combo = Combo(kind, ranks, self.pos_key[start + length - 1], length)
+            self._cache[cache_key] = combo
+        return combo
+
+    # -- kinds ------------------------------------------------------------------------------
+    def _gen_kind(
+        self,
+        kind: str,
+        counts: list[int],
+        n: int,
+        masks: list[int],
+        out: list[Combo],
+        lo: int,
+        ln: int,
+    ) -> None:
+        """Append every play of ``kind`` with key > lo (and chain length ln unless 0), in
+        output order."""
+        self._steps[kind](counts, n, masks, out, lo, ln)
+
+    def _singles(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        singles = self.singles
+        out.extend([singles[r] for r in range(max(lo + 1, 3), 18) if counts[r]])  # type: ignore[misc]
+
+    def _pairs(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        pairs = self.pairs
+        out.extend([pairs[r] for r in self.pair_ranks if counts[r] >= 2 and r > lo])  # type: ignore[misc]
+
+    def _triples(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        if self.bare_triple != ALWAYS and n != 3:
+            return  # FINAL: only a triple that empties the hand
+        triples = self.triples
+        out.extend([triples[r] for r in self.triple_ranks if counts[r] >= 3 and r > lo])  # type: ignore[misc]
+
+    def _triple_singles(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        table = self.triple_single_table
+        kick = self.kicker_ranks
+        for t in self.triple_ranks:
+            if counts[t] >= 3 and t > lo:
+                row = table[t]
+                out.extend([row[k] for k in kick if counts[k] and k != t])  # type: ignore[misc]
+
+    def _triple_pairs(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        table = self.triple_pair_table
+        kick = self.triple_pair_ranks
+        for t in self.triple_ranks:
+            if counts[t] >= 3 and t > lo:
+                row = table[t]
+                out.extend([row[k] for k in kick if counts[k] >= 2 and k != t])  # type: ignore[misc]
+
+    def _straights(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        v = self.variant
+        self._chains("straight", 1, v.min_straight, v.max_straight, masks, out, lo, ln)
+
+    def _pair_chains(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        self._chains("pair_chain", 2, self.variant.min_pair_chain, 99, masks, out, lo, ln)
+
+    def _chains(
+        self,
+        kind: str,
+        need: int,
+        min_len: int,
+        max_len: int,
+        masks: list[int],
+        out: list[Combo],
+        lo: int,
+        ln: int,
+    ) -> None:
+        mask = masks[need]
+        if lo < 0 and not ln:  # leading: the whole answer depends on the mask alone
+            cache_key = (kind, mask)
+            hit = self._lead_chains.get(cache_key)
+            if hit is None:
+                hit = self._lead_chains[cache_key] = tuple(
+                    self._chain(kind, need, start, length)
+                    for start, length in self._runs(mask, min_len, max_len)
+                )
+            out.extend(hit)
+            return
+        if ln:
+            min_len = max_len = ln
+        key_of = self.pos_key
+        for start, length in self._runs(mask, min_len, max_len):
+            if key_of[start + length - 1] > lo:
+                out.append(self._chain(kind, need, start, length))
+
+    def _triple_chains(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        if self.bare_chain != ALWAYS and (n % 3 or n < 6):
+            return  # FINAL: only a bare plane that empties the hand
+        min_len = self.variant.min_triple_chain
+        max_len = 99
+        if ln:
+            min_len = max_len = ln
+        key_of = self.pos_key
+        pos_rank = self.pos_rank
+        for start, length in self._runs(masks[3], min_len, max_len):
+            if key_of[start + length - 1] <= lo:
+                continue
+            if self.bare_chain != ALWAYS and 3 * length != n:
+                continue
+            if self.forbidden_bare and frozenset(pos_rank[start : start + length]) in (
+                self.forbidden_bare
+            ):
+                continue
+            out.append(self._chain("triple_chain", 3, start, length))
+
+    def _single_kickers(
+        self, counts: list[int], exclude: Sequence[int], size: int
+    ) -> list[tuple[int, ...]]:
+        """Single-kicker tuples (sorted, lexicographic) under the variant's kicker policy."""
+        v = self.variant
+        limit = self.limit
+        if v.kicker_repeats:
+            ranks = [r for r in self.kicker_ranks if counts[r] and r not in exclude]
+            if limit < _NO_LIMIT:
+                caps = [min(c, limit) if r < SJ else c for r, c in enumerate(counts)]
+            else:
+                caps = counts
+            found = _multisets(ranks, caps, size)
+        else:
+            ranks = [r for r in self.kicker_ranks if counts[r] and r not in exclude]
+            found = list(_combinations(ranks, size))
+        if not v.kicker_both_jokers and counts[SJ] and counts[BJ]:
+            found = [c for c in found if not (SJ in c and BJ in c)]
+        return found
+
+    def _pair_wings(
+        self, counts: list[int], exclude: Sequence[int], size: int
+    ) -> list[tuple[int, ...]]:
+        """Natural pair wings (as card tuples, sorted, lexicographic) under the policy."""
+        v = self.variant
+        if v.wings_consecutive:
+            pos_rank = self.pos_rank
+            ok = [counts[r] >= 2 and r not in exclude for r in pos_rank]
+            found = []
+            for s in range(len(pos_rank) - size + 1):
+                if all(ok[s : s + size]):
+                    ranks = pos_rank[s : s + size]
+                    if len(set(ranks)) == size:
+                        found.append(tuple(sorted(ranks * 2)))
+            found = sorted(set(found))
+        elif v.wing_pair_repeats:
+            cap = self.limit // 2
+            ranks = [r for r in _NATURALS if counts[r] >= 2 and r not in exclude]
+            caps = [min(c // 2, cap) for c in counts]
+            found = [tuple(r for r in m for _ in (0, 1)) for m in _multisets(ranks, caps, size)]
+        else:
+            ranks = [r for r in _NATURALS if counts[r] >= 2 and r not in exclude]
+            found = [tuple(r for r in c for _ in (0, 1)) for c in _combinations(ranks, size)]
+        if v.forbidden_wings:
+            found = [w for w in found if w not in v.forbidden_wings]
+        return found
+
+    def _plane_singles(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        self._planes(counts, masks, out, lo, ln, "plane_single")
+
+    def _plane_pairs(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        self._planes(counts, masks, out, lo, ln, "plane_pair")
+
+    def _planes(
+        self, counts: list[int], masks: list[int], out: list[Combo], lo: int, ln: int, kind: str
+    ) -> None:
+        v = self.variant
+        min_len = v.min_triple_chain
+        max_len = 99
+        if ln:
+            min_len = max_len = ln
+        pos_rank = self.pos_rank
+        key_of = self.pos_key
+        for start, k in self._runs(masks[3], min_len, max_len):
+            key = key_of[start + k - 1]
+            if key <= lo:
+                continue
+            body = pos_rank[start : start + k]
+            if kind == "plane_single":
+                wings = self._single_kickers(counts, body, k)
+            else:
+                wings = self._pair_wings(counts, body, k)
+                if k == 2 and v.special_wings:
+                    extra = [w for w in v.special_wings if self._holds(counts, w, body)]
+                    if extra:
+                        wings = sorted([*wings, *extra])
+            if wings:
+                table = self._bodies.get((kind, start, k))
+                if table is None:
+                    body_cards = tuple(sorted(body * 3))
+                    table = self._bodies[(kind, start, k)] = _Interned(
+                        lambda w, b=body_cards, kd=kind, ky=key, ln=k: Combo(
+                            kd, tuple(sorted((*b, *w))), ky, ln
+                        )
+                    )
+                out.extend([table[w] for w in wings])
+
+    @staticmethod
+    def _holds(counts: list[int], cards: tuple[int, ...], exclude: Sequence[int]) -> bool:
+        need: dict[int, int] = {}
+        for r in cards:
+            if r in exclude:
+                return False
+            need[r] = need.get(r, 0) + 1
+        return all(counts[r] >= c for r, c in need.items())
+
+    def _four_two_singles(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        self._four_two(counts, out, lo, "four_two_singles")
+
+    def _four_two_pairs(
+        self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
+    ) -> None:
+        self._four_two(counts, out, lo, "four_two_pairs")
+
+    def _four_two(self, counts: list[int], out: list[Combo], lo: int, kind: str) -> None:
+        for q in _NATURALS:
+            if counts[q] < 4 or q <= lo:
+                continue
+            excl = (q,)
+            if kind == "four_two_singles":
+                wings = self._single_kickers(counts, excl, 2)
+            else:
+                wings = self._pair_wings_any(counts, excl)
+            if wings:
+                table = self._bodies.get((kind, q, 1))
+                if table is None:
+                    table = self._bodies[(kind, q, 1)] = _Interned(
+                        lambda w, kd=kind, r=q: Combo(kd, tuple(sorted((r, r, r, r, *w))), r)
+                    )
+                out.extend([table[w] for w in wings])
+
+    def _pair_wings_any(self, counts: list[int], exclude: Sequence[int]) -> list[tuple[int, ...]]:
+        """Two natural pairs for 四带两对 (never required to be consecutive)."""
+        v = self.variant
+        ranks = [r for r in _NATURALS if counts[r] >= 2 and r not in exclude]
+        if v.wing_pair_repeats:
+            return [(a, a, b, b) for a, b in _cwr(ranks, 2) if a != b or counts[a] >= 4]
+        return [(a, a, b, b) for a, b in _combinations(ranks, 2)]
+
+    # -- bombs ------------------------------------------------------------------------------
+    def _bombs(self, counts: list[int], masks: list[int]) -> list[Combo]:
+        """Every bomb-class play in the hand, weakest first (by bomb_power, then ranks)."""
+        found: list[Combo] = []
+        natural_bombs = self.natural_bombs
+        for r in _NATURALS:
+            c = counts[r]
+            if c >= 4:
+                found.extend([b for b in natural_bombs[r] if len(b.ranks) <= c])
+        small, big = counts[SJ], counts[BJ]
+        if small + big >= 2:
+            joker_bombs = self.joker_bombs
+            for s in range(small + 1):
+                for b in range(big + 1):
+                    hit = joker_bombs.get((s, b))
+                    if hit:
+                        found.extend(hit)
+        for start, length in self._runs(masks[4], 2, 99):
+            combo = self._chain_bomb(start, length)
+            if combo is not None:
+                found.append(combo)
+        if len(found) > 1:
+            found.sort(key=_bomb_sort_key)
+        return found
+
+    def _chain_bomb(self, start: int, length: int) -> Combo | None:
+        cache_key = ("chain_bomb", start, length)
+        if cache_key in self._cache:
+            return self._cache[cache_key]
+        reading = self.variant.chain_bomb(length, self.pos_key[start + length - 1])
+        combo = None
+        if reading is not None:
+            kind, key, power = reading
+            body = self.pos_rank[start : start + length]
+            combo = Combo(kind, tuple(sorted(body * 4)), key, length, power)
+        self._cache[cache_key] = combo  # type: ignore[assignment]
+        return combo
+
+    # -- drivers ----------------------------------------------------------------------------
+    def lead(self, counts: list[int], n: int) -> list[Combo]:
+        out: list[Combo] = []
+        masks = self.masks(counts)
+        prone: list[tuple[int, int]] = []
+        size = 0
+        for kind, step in self._lead_steps:
+            before = len(out)
+            step(counts, n, masks, out, -1, 0)
+            if kind in self.colliding and len(out) > before:
+                prone.append((before, len(out)))
+                size += len(out) - before
+        out.extend(self._bombs(counts, masks))
+        if size < 2:
+            return out
+        return self._resolve(out, n, None, prone)
+
+    def follow(self, counts: list[int], n: int, top: Combo) -> list[Combo]:
+        power = top.bomb_power
+        masks = self.masks(counts)
+        if power is not None:
+            return [c for c in self._bombs(counts, masks) if c.bomb_power > power]  # type: ignore[operator]
+        out: list[Combo] = []
+        if top.kind in self.kinds:
+            self._steps[top.kind](counts, n, masks, out, top.key, top.length)
+            if out and len(out[0].ranks) != len(top.ranks):
+                out = [c for c in out if len(c.ranks) == len(top.ranks)]
+        colliding = top.kind in self.colliding and len(out) > 1
+        prone = [(0, len(out))]
+        out.extend(self._bombs(counts, masks))
+        return self._resolve(out, n, top, prone) if colliding else out
+
+    def _resolve(
+        self, out: list[Combo], n: int, top: Combo | None, prone: list[tuple[int, int]]
+    ) -> list[Combo]:
+        """List each multiset once, with the reading combos records for it (§2.4).
+
+        Only kicker policies that let kickers repeat a rank (classic3 permissive) give one
+        multiset several structural readings: a triple chain that is also a plane with a
+        triple of kickers, two plane bodies, 四带两对 keyed on either quad. Elsewhere every
+        kicker rank differs from the body and the generators never meet the same multiset.
+        """
+        seen: dict[tuple[int, ...], int] = {}
+        dupes: set[tuple[int, ...]] = set()
+        for lo, hi in prone:
+            for i in range(lo, hi):
+                ranks = out[i].ranks
+                if ranks in seen:
+                    dupes.add(ranks)
+                else:
+                    seen[ranks] = 1
+        if not dupes:
+            return out
+        resolved: list[Combo] = []
+        for combo in out:
+            ranks = combo.ranks
+            if ranks in dupes:
+                if seen[ranks] == 0:
+                    continue
+                seen[ranks] = 0
+                final = len(ranks) == n
+                if top is None:
+                    chosen = _combos.reading_to_lead(self.variant, ranks, final=final)
+                else:
+                    chosen = _combos.reading_to_follow(self.variant, ranks, top, final=final)
+                if chosen is not None:
+                    combo = chosen
+            resolved.append(combo)
+        resolved.sort(key=play_order_key)
+        return resolved
+
+
+def _bomb_sort_key(combo: Combo) -> tuple[Any, ...]:
+    return (combo.bomb_power, combo.ranks)
