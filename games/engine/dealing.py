@@ -205,3 +205,15 @@ def verify(
         "matches": actual == commitment.strip().lower(),
         "deal": d.to_json(),
     }
+
+
+def next_landlord_seat(variant: Variant, previous: int | None) -> int | None:
+    """The ``landlord_seat`` to pass to ``deal`` for a table's next hand.
+
+    None for variants whose landlord comes from the deal (qq5, new5, classic3). For a rotating
+    variant (fenzhou5, §6.2): None for the table's first hand (the seed draws the seat), then
+    the previous hand's landlord + 1, win or lose.
+    """
+    if variant.bottom_size:
+        return None
+    return None if previous is None else (previous + 1) % variant.seats

@@ -287,7 +287,13 @@ class New5Flow(Flow):
     solo_reveal_copies = 1  # the circled copy is the first of the three he plays (CHOICE)
 
     def start(self, state: HandState) -> HandState:
-        state = replace(state, phase=PHASE_GRAB, grabs=(), grab_done=(False,) * state.seats)
+        state = replace(
+            state,
+            phase=PHASE_GRAB,
+            bottom=state.deal.bottom,
+            grabs=(),
+            grab_done=(False,) * state.seats,
+        )
         done = tuple(not self.available(state, s) for s in range(state.seats))
         state = replace(
             state, grab_done=done, asked=tuple(s for s in range(state.seats) if not done[s])
@@ -362,7 +368,7 @@ class New5Flow(Flow):
                 best, landlord = strength, seat
         assert landlord is not None
         hands = list(state.hands)
-        hands[landlord] = tuple(sorted(hands[landlord] + state.deal.bottom))
+        hands[landlord] = tuple(sorted(hands[landlord] + state.bottom))
         state = replace(state, hands=tuple(hands), bottom=(), landlord=landlord, asked=(landlord,))
         reason = self.auto_win(hands[landlord])
         if reason is not None:
