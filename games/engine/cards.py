@@ -102,7 +102,8 @@ def _tokens(text: str) -> list[tuple[Rank, str | None, int]]:
                     )
                 continue
             raise InvalidNotation(
-                f"{ch!r} at position {start} must start SJ or BJ (jokers are SJ and BJ)"
+                f"{ch!r} at position {start} must start SJ or BJ "
+                "(jokers are SJ and BJ; suits are lower case s h c d)"
             )
         if ch == "1":
             if i + 1 < n and text[i + 1] == "0":
