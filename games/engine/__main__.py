@@ -21,11 +21,20 @@ COMMANDS: dict[str, str] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in argv if not a.startswith("-")), None)
     parser = argparse.ArgumentParser(prog="python -m games.engine", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
     modules = {}
     for name, module_path in COMMANDS.items():
-        module = importlib.import_module(module_path)
+        try:
+            module = importlib.import_module(module_path)
+        except ImportError as exc:
+            if name == chosen:
+                raise
+            # One broken command must not take the others down.
+            sub.add_parser(name, help=f"(unavailable: {exc})")
+            continue
         modules[name] = module
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
     args = parser.parse_args(argv)
