@@ -344,7 +344,9 @@ class _Generator:
     def _pair_chains(
         self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
     ) -> None:
-        self._chains("pair_chain", 2, self.variant.min_pair_chain, 99, masks, out, lo, ln)
+        v = self.variant
+        max_len = getattr(v, "max_pair_chain", 99)
+        self._chains("pair_chain", 2, v.min_pair_chain, max_len, masks, out, lo, ln)
 
     def _chains(
         self,
