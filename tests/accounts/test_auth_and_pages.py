@@ -49,6 +49,31 @@ class TestAllauthFlows:
         assert response.status_code == 200
         assert "_auth_user_id" not in client.session
 
+    def test_failed_logins_are_rate_limited(self, client, make_user):
+        from django.core.cache import cache
+
+        cache.clear()
+        make_user(username="dave")
+        pages = [
+            client.post(
+                reverse("account_login"),
+                {"login": "dave", "password": "bad"},
+                HTTP_ACCEPT_LANGUAGE="en",
+            ).content.decode()
+            for _ in range(6)
+        ]
+        # The right password is refused too once the limit is reached.
+        last = client.post(
+            reverse("account_login"),
+            {"login": "dave", "password": "pass-word-123"},
+            HTTP_ACCEPT_LANGUAGE="en",
+        )
+        cache.clear()
+        assert "Too many failed login attempts" not in pages[0]
+        assert "Too many failed login attempts" in pages[-1]
+        assert "Too many failed login attempts" in last.content.decode()
+        assert "_auth_user_id" not in client.session
+
     def test_password_change(self, client, make_user):
         user = make_user(username="carol")
         client.force_login(user)

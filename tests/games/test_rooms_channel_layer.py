@@ -1,0 +1,55 @@
+"""The channel layer the rooms' tables will use: in-memory by default, Redis with REDIS_URL."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+REDIS = bool(os.environ.get("REDIS_URL"))
+
+
+def test_layer_follows_the_environment():
+    backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    if REDIS:
+        assert backend == "channels_redis.core.RedisChannelLayer"
+        (host,) = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"]
+        assert host["socket_timeout"] is None  # STACK.md: redis-py 8 pitfall
+    else:
+        assert backend == "channels.layers.InMemoryChannelLayer"
+
+
+def test_asgi_routes_websockets_through_the_origin_check():
+    from channels.routing import ProtocolTypeRouter
+    from channels.security.websocket import OriginValidator
+
+    from ddz_site.asgi import application
+
+    assert isinstance(application, ProtocolTypeRouter)
+    assert isinstance(application.application_mapping["websocket"], OriginValidator)
+
+
+@pytest.mark.asyncio
+async def test_group_message_round_trip():
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("room.test", channel)
+    await layer.group_send("room.test", {"type": "room.ping", "n": 1})
+    message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+    assert message == {"type": "room.ping", "n": 1}
+    await layer.group_discard("room.test", channel)
+
+
+@pytest.mark.skipif(not REDIS, reason="the idle-socket pitfall is Redis-only (REDIS_URL)")
+@pytest.mark.asyncio
+async def test_redis_receive_survives_more_than_six_idle_seconds():
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    waiting = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(6.5)
+    assert not waiting.done()  # no TimeoutError after redis-py's 5 s default
+    await layer.send(channel, {"type": "late"})
+    assert (await asyncio.wait_for(waiting, timeout=5))["type"] == "late"
