@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import BeanEntry, HandSettlement, User
-from games.engine.beans import RoomStakes, round_half_up, settle_beans
+from games.engine.beans import BeanSettlement, RoomStakes, round_half_up, settle_beans
 
 Reason = BeanEntry.Reason
 
@@ -206,7 +206,9 @@ def beans_settle_hand(
         return settlement
 
 
-def _write_hand_entries(*, hand_ref: str, players: Sequence[User | None], result) -> None:  # type: ignore[no-untyped-def]
+def _write_hand_entries(
+    *, hand_ref: str, players: Sequence[User | None], result: BeanSettlement
+) -> None:
     now = timezone.now()
     entries: list[BeanEntry] = []
     human_gross = 0

@@ -118,6 +118,13 @@ class TestWorkedExample:
         assert result.deltas == (-6, 12, -6, 6, -6)
         assert result.house == 0
 
+    def test_b1_scheme_b_and_solo(self):
+        # Scheme B: unit 2^6 = 64. 明独打 in scheme A: D = 12, 乙 +4 units against four.
+        result = settle([-64, 128, -64, 64, -64], RoomStakes(), tie_order=[1, 2, 3, 4, 0])
+        assert result.deltas == (-64, 128, -64, 64, -64)
+        result = settle([-12, 48, -12, -12, -12], RoomStakes(), tie_order=[1, 2, 3, 4, 0])
+        assert result.deltas == (-12, 48, -12, -12, -12)
+
 
 class TestFloor:
     def test_loser_pays_at_most_his_balance_and_winners_shrink(self):
