@@ -48,14 +48,16 @@ def random_hands(rng: random.Random, decks: int, size: int, count: int) -> list[
     return [sorted(rng.sample(deck, size)) for _ in range(count)]
 
 
-def best_pass(fn, hands, repeats: int) -> float:
-    """Fastest of `repeats` full passes over `hands` (seconds)."""
-    best = float("inf")
+def best_passes(runs, repeats: int) -> list[float]:
+    """Fastest full pass (seconds) of each (fn, hands) in `runs`. The passes are interleaved
+    (A, B, C, A, B, C, ...) so that load on the machine hits every contender alike."""
+    best = [float("inf")] * len(runs)
     for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        fn(hands)
-        best = min(best, time.perf_counter() - start)
+        for i, (fn, hands) in enumerate(runs):
+            gc.collect()
+            start = time.perf_counter()
+            fn(hands)
+            best[i] = min(best[i], time.perf_counter() - start)
     return best
 
 
@@ -69,7 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--landlord-hands", type=int, default=300)
     args = parser.parse_args()
 
@@ -92,19 +94,25 @@ def main() -> None:
             DoudizhuJudger.playable_cards_from_hand(h)
 
     print(f"# classic3, {args.hands} seeded random 20-card hands (seed {args.seed}), leading")
-    print(f"# python {sys.version.split()[0]}, best of {args.repeats} passes unless noted")
+    py = sys.version.split()[0]
+    print(f"# python {py}, best of {args.repeats} interleaved passes unless noted")
     moves_mod._GENERATORS.clear()
     start = time.perf_counter()
     run_ours(hands)
     cold = time.perf_counter() - start
-    ours = best_pass(run_ours, hands, args.repeats)
-    rows = [("ours (cold: first pass, empty caches)", cold), ("ours", ours)]
-    dz = rl = None
+    runs = [(run_ours, hands)]
     if MovesGener is not None:
-        dz = best_pass(run_douzero, dz_hands, args.repeats)
-        rows.append(("DouZero MovesGener.gen_moves", dz))
+        runs.append((run_douzero, dz_hands))
     if DoudizhuJudger is not None:
-        rl = best_pass(run_rlcard, rl_hands, args.repeats)
+        runs.append((run_rlcard, rl_hands))
+    times = best_passes(runs, args.repeats)
+    ours = times.pop(0)
+    rows = [("ours (cold: first pass, empty caches)", cold), ("ours", ours)]
+    dz = times.pop(0) if MovesGener is not None else None
+    rl = times.pop(0) if DoudizhuJudger is not None else None
+    if dz is not None:
+        rows.append(("DouZero MovesGener.gen_moves", dz))
+    if rl is not None:
         rows.append(("RLCard playable_cards_from_hand", rl))
     for name, secs in rows:
         print(

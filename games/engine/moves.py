@@ -47,7 +47,16 @@ KIND_ORDER: tuple[str, ...] = (
     "four_two_pairs",
 )
 _KIND_INDEX = {kind: i for i, kind in enumerate(KIND_ORDER)}
-_MAY_COLLIDE = frozenset({"triple_chain", "plane_single", "plane_pair", "four_two_pairs"})
+_NEEDS_OF_A_RANK = {
+    "triple_single": 3,
+    "triple_pair": 3,
+    "triple_chain": 3,
+    "plane_single": 3,
+    "plane_pair": 3,
+    "four_two_singles": 4,
+    "four_two_pairs": 4,
+}
+_MAY_COLLIDE = frozenset({"triple_chain", "plane_single", "four_two_pairs"})
 
 
 def play_order_key(combo: Combo) -> tuple[Any, ...]:
@@ -64,10 +73,9 @@ def legal_plays(variant: Variant, hand_ranks: Iterable[Rank], top: Combo | None)
     triple or bare plane). Passing is not listed.
     """
     counts = [0] * (BJ + 1)
-    n = 0
     for rank in hand_ranks:
         counts[rank] += 1
-        n += 1
+    n = sum(counts)
     gen = _generator_for(variant)
     if top is None:
         return gen.lead(counts, n)
@@ -208,11 +216,22 @@ class _Generator:
             "four_two_singles": self._four_two_singles,
             "four_two_pairs": self._four_two_pairs,
         }
-        self._lead_steps = [(k, self._steps[k]) for k in self.kinds]
         # Kinds whose multisets can carry a second reading (see _resolve).
         self.colliding: frozenset[str] = frozenset()
         if v.kicker_repeats or v.wing_pair_repeats:
             self.colliding = _MAY_COLLIDE
+        # Leading runs every kind in order; each step says what the hand must hold for it
+        # (cards of one natural rank; two adjacent triples on chain positions) so that
+        # hopeless kinds are skipped before any work.
+        self._lead_plan = [
+            (
+                self._steps[k],
+                _NEEDS_OF_A_RANK.get(k, 0),
+                k in ("triple_chain", "plane_single", "plane_pair"),
+                k in self.colliding,
+            )
+            for k in self.kinds
+        ]
 
     def _has_kind(self, kind: str) -> bool:
         v = self.variant
@@ -538,12 +557,14 @@ class _Generator:
     def _bombs(self, counts: list[int], masks: list[int]) -> list[Combo]:
         """Every bomb-class play in the hand, weakest first (by bomb_power, then ranks)."""
         found: list[Combo] = []
+        small, big = counts[SJ], counts[BJ]
+        if masks[4] == 0 and small + big < 2 and max(counts[3:16]) < 4:
+            return found
         natural_bombs = self.natural_bombs
         for r in _NATURALS:
             c = counts[r]
             if c >= 4:
                 found.extend([b for b in natural_bombs[r] if len(b.ranks) <= c])
-        small, big = counts[SJ], counts[BJ]
         if small + big >= 2:
             joker_bombs = self.joker_bombs
             for s in range(small + 1):
@@ -576,14 +597,22 @@ class _Generator:
     def lead(self, counts: list[int], n: int) -> list[Combo]:
         out: list[Combo] = []
         masks = self.masks(counts)
+        most = max(counts[3:16])  # most cards of one natural rank
+        m3 = masks[3]
+        adjacent_triples = m3 & (m3 >> 1)
         prone: list[tuple[int, int]] = []
         size = 0
-        for kind, step in self._lead_steps:
-            before = len(out)
-            step(counts, n, masks, out, -1, 0)
-            if kind in self.colliding and len(out) > before:
-                prone.append((before, len(out)))
-                size += len(out) - before
+        for step, need, chained, colliding in self._lead_plan:
+            if need > most or (chained and not adjacent_triples):
+                continue  # the hand cannot hold this kind at all
+            if colliding:
+                before = len(out)
+                step(counts, n, masks, out, -1, 0)
+                if len(out) > before:
+                    prone.append((before, len(out)))
+                    size += len(out) - before
+            else:
+                step(counts, n, masks, out, -1, 0)
         out.extend(self._bombs(counts, masks))
         if size < 2:
             return out
@@ -610,15 +639,27 @@ class _Generator:
         """List each multiset once, with the reading combos records for it (§2.4).
 
         Only kicker policies that let kickers repeat a rank (classic3 permissive) give one
-        multiset several structural readings: a triple chain that is also a plane with a
-        triple of kickers, two plane bodies, 四带两对 keyed on either quad. Elsewhere every
-        kicker rank differs from the body and the generators never meet the same multiset.
+        multiset several structural readings, and only in three ways: a plane whose single
+        kickers hold a triple (so k ≥ 3) that extends the body, read with either body or as
+        a bare triple chain (333444555+666); and 四带两对 whose two pairs are one quad
+        (3333+4444, keyed on either). Pair wings have even counts and never make a body.
+        Elsewhere every kicker rank differs from the body and no multiset is met twice.
         """
         seen: dict[tuple[int, ...], int] = {}
         dupes: set[tuple[int, ...]] = set()
         for lo, hi in prone:
             for i in range(lo, hi):
-                ranks = out[i].ranks
+                combo = out[i]
+                ranks = combo.ranks
+                kind = combo.kind
+                if kind == "plane_single":
+                    if combo.length < 3:
+                        continue
+                elif kind == "triple_chain":
+                    if len(ranks) % 4:
+                        continue
+                elif kind == "four_two_pairs" and ranks[4] != ranks[7]:
+                    continue
                 if ranks in seen:
                     dupes.add(ranks)
                 else:
