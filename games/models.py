@@ -6,10 +6,13 @@ Models stay thin; validation is in ``Room.clean`` (called by the admin and by
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.beans import RoomStakes
@@ -72,6 +75,11 @@ class Room(models.Model):
         blank=True,
         help_text=_("Variant rule options by name; empty for the defaults."),
     )
+    regroup_between_hands = models.BooleanField(
+        _("regroup between hands"),
+        default=False,
+        help_text=_("Unseat everyone after each hand; quick-join then avoids recent tablemates."),
+    )
     is_active = models.BooleanField(_("active"), default=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -120,3 +128,216 @@ class Room(models.Model):
         from games.services import room_min_balance
 
         return room_min_balance(room=self)
+
+
+# --------------------------------------------------------------------------- real-time tables
+# Tables, seats, hands and their append-only action log (issue #5). The live hand state is
+# never stored in process memory: it is the replay of ``Hand.record`` (games.selectors.hand_state).
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("Waiting")
+        PLAYING = "playing", _("Playing")
+
+    room = models.ForeignKey(
+        Room, verbose_name=_("room"), on_delete=models.PROTECT, related_name="tables"
+    )
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.WAITING
+    )
+    # Bumped on every change a screen shows (seats, presence, hands), under the row lock.
+    version = models.PositiveIntegerField(_("version"), default=0)
+    hand_number = models.PositiveIntegerField(_("hands dealt"), default=0)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        ordering = ["room", "id"]
+        indexes = [models.Index(fields=["room", "status"], name="table_room_status")]
+
+    def __str__(self) -> str:
+        return f"{self.room} #{self.pk}"
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="seats"
+    )
+    index = models.PositiveSmallIntegerField(_("seat"))
+    user = models.ForeignKey(
+        "accounts.User",
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    is_bot = models.BooleanField(_("bot"), default=False)
+    # 托管: the server plays this seat (engine autoplay) until the player takes it back.
+    autoplay = models.BooleanField(_("auto-play"), default=False)
+    connections = models.PositiveSmallIntegerField(_("open connections"), default=0)
+    connected_at = models.DateTimeField(_("connected"), null=True, blank=True)
+    disconnected_at = models.DateTimeField(_("disconnected"), null=True, blank=True)
+    # Left during a hand: the seat is auto-played and freed when the hand ends.
+    sit_out_after_hand = models.BooleanField(_("leaves after the hand"), default=False)
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        ordering = ["table", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(user__isnull=False),
+                name="seat_one_per_user_and_table",
+            ),
+            models.CheckConstraint(
+                condition=Q(is_bot=False) | Q(user__isnull=True), name="seat_bot_has_no_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} seat {self.index}"
+
+    @property
+    def is_empty(self) -> bool:
+        return self.user_id is None and not self.is_bot
+
+
+class Hand(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("Active")
+        FINISHED = "finished", _("Finished")
+
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="hands"
+    )
+    number = models.PositiveIntegerField(_("number"))
+    variant_key = models.CharField(_("variant"), max_length=16)
+    options = models.JSONField(_("rule options"), default=dict, blank=True)
+    stakes = models.JSONField(_("stakes"), default=dict)
+    # Secret until the hand is over; ``commitment`` (its SHA-256) is public from the deal on.
+    seed = models.CharField(_("seed"), max_length=128)
+    commitment = models.CharField(_("seed commitment"), max_length=64)
+    record = models.JSONField(_("hand record"), default=dict)  # RULES.md §8.4, the snapshot
+    version = models.PositiveIntegerField(_("version"), default=0)  # = number of actions
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.ACTIVE
+    )
+    # When the current decision (turn or simultaneous step) began, and the next deadline.
+    decision_started_at = models.DateTimeField(_("decision started"), null=True, blank=True)
+    deadline_at = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    settled = models.BooleanField(_("settled"), default=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("hand")
+        verbose_name_plural = _("hands")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="hand_unique_number"),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(status="active"), name="hand_one_active_per_table"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} hand {self.number}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+    @property
+    def revealed_seed(self) -> str | None:
+        """The seed, only once the hand is over (the commitment is always public)."""
+        return self.seed if self.is_finished else None
+
+
+class HandPlayer(models.Model):
+    """Who held each seat of a hand (the table's seats change between hands)."""
+
+    hand = models.ForeignKey(
+        Hand, verbose_name=_("hand"), on_delete=models.CASCADE, related_name="players"
+    )
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    user = models.ForeignKey(
+        "accounts.User",
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="hand_seats",
+    )
+    is_bot = models.BooleanField(_("bot"), default=False)
+
+    class Meta:
+        verbose_name = _("hand player")
+        verbose_name_plural = _("hand players")
+        ordering = ["hand", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat"], name="handplayer_unique_seat"),
+        ]
+
+
+class HandActionIsAppendOnly(Exception):
+    """Raised on any attempt to change or remove a logged hand action."""
+
+
+class HandActionQuerySet(models.QuerySet["HandAction"]):
+    def update(self, **kwargs: Any) -> NoReturn:
+        raise HandActionIsAppendOnly("hand actions cannot be updated")
+
+    def delete(self) -> NoReturn:  # type: ignore[override]
+        raise HandActionIsAppendOnly("hand actions cannot be deleted")
+
+    def bulk_update(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise HandActionIsAppendOnly("hand actions cannot be updated")
+
+
+class HandAction(models.Model):
+    """One applied action (RULES.md §8.4 JSON) of a hand. Append-only, like the ledger: the
+    model, its queryset and database triggers (migration 0003) refuse UPDATE and DELETE."""
+
+    class Source(models.TextChoices):
+        HUMAN = "human", _("Player")
+        TIMEOUT = "timeout", _("Timeout")
+        AUTOPLAY = "autoplay", _("Auto-play")
+        BOT = "bot", _("Bot")
+
+    hand = models.ForeignKey(
+        Hand, verbose_name=_("hand"), on_delete=models.PROTECT, related_name="actions"
+    )
+    seq = models.PositiveIntegerField(_("sequence"))  # 1-based; equals the hand's version after it
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    phase = models.CharField(_("phase"), max_length=16, blank=True, default="")  # before it
+    payload = models.JSONField(_("action"))
+    source = models.CharField(_("source"), max_length=16, choices=Source.choices)
+    created_at = models.DateTimeField(_("time"), default=timezone.now)
+
+    objects = HandActionQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("hand action")
+        verbose_name_plural = _("hand actions")
+        ordering = ["hand", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seq"], name="handaction_unique_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hand} #{self.seq} {self.payload}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise HandActionIsAppendOnly("hand actions cannot be updated")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+        raise HandActionIsAppendOnly("hand actions cannot be deleted")
