@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations as _combinations
 from itertools import combinations_with_replacement as _cwr
+from itertools import compress
 from typing import Any
 
 from games.engine import combos as _combos
@@ -173,6 +174,10 @@ class _Generator:
             tp_ranks += [SJ, BJ]
         self.triple_pair_ranks = tuple(tp_ranks)
         self.kicker_ranks = tuple(range(3, 18)) if v.kicker_jokers else _NATURALS
+        # Single kickers that may repeat a rank with no other limit (classic3 permissive).
+        self.plain_repeats = (
+            v.kicker_repeats and v.kicker_both_jokers and v.non_bomb_max_per_rank is None
+        )
         # Bombs: natural bombs by (rank, size), joker bombs by (SJ count, BJ count).
         max_copies = 4 * v.decks
         self.natural_bombs: list[list[Combo]] = [[] for _ in range(18)]
@@ -195,13 +200,20 @@ class _Generator:
         self.bare_chain = v.bare_triple_chain
         self.forbidden_bare = v.forbidden_bare_triple_chains
         self.kinds = tuple(k for k in KIND_ORDER if self._has_kind(k))
-        self.triple_single_table: list[list[Combo | None]] = [[None] * 18 for _ in range(18)]
-        self.triple_pair_table: list[list[Combo | None]] = [[None] * 18 for _ in range(18)]
+        # Triple + kicker plays by [triple rank][kicker rank - 3]; the kicker's own slot (the
+        # triple's rank) is never selected.
+        self.single_kicker_end = 18 if v.kicker_jokers else 16
+        self.pair_kicker_end = 18 if v.triple_pair_joker_pair else 16
+        self.triple_single_rows: list[list[Combo]] = [[] for _ in range(18)]
+        self.triple_pair_rows: list[list[Combo]] = [[] for _ in range(18)]
         for t in self.triple_ranks:
-            for k in range(3, 18):
-                if k != t:
-                    self.triple_single_table[t][k] = Combo("triple_single", _sorted(t, 3, k, 1), t)
-                    self.triple_pair_table[t][k] = Combo("triple_pair", _sorted(t, 3, k, 2), t)
+            self.triple_single_rows[t] = [
+                Combo("triple_single", _sorted(t, 3, k, 1), t)
+                for k in range(3, self.single_kicker_end)
+            ]
+            self.triple_pair_rows[t] = [
+                Combo("triple_pair", _sorted(t, 3, k, 2), t) for k in range(3, self.pair_kicker_end)
+            ]
         self._steps = {
             "single": self._singles,
             "pair": self._pairs,
@@ -317,8 +329,8 @@ class _Generator:
     def _singles(
         self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
     ) -> None:
-        singles = self.singles
-        out.extend([singles[r] for r in range(max(lo + 1, 3), 18) if counts[r]])  # type: ignore[misc]
+        start = max(lo + 1, 3)
+        out.extend(compress(self.singles[start:], counts[start:]))  # type: ignore[arg-type]
 
     def _pairs(
         self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
@@ -334,25 +346,28 @@ class _Generator:
         triples = self.triples
         out.extend([triples[r] for r in self.triple_ranks if counts[r] >= 3 and r > lo])  # type: ignore[misc]
 
+    # Kicker rows are lists indexed by kicker rank - 3; ``compress`` picks the held ones.
     def _triple_singles(
         self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
     ) -> None:
-        table = self.triple_single_table
-        kick = self.kicker_ranks
+        rows = self.triple_single_rows
+        held = counts[3 : self.single_kicker_end]
         for t in self.triple_ranks:
             if counts[t] >= 3 and t > lo:
-                row = table[t]
-                out.extend([row[k] for k in kick if counts[k] and k != t])  # type: ignore[misc]
+                select = held.copy()
+                select[t - 3] = 0
+                out.extend(compress(rows[t], select))
 
     def _triple_pairs(
         self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
     ) -> None:
-        table = self.triple_pair_table
-        kick = self.triple_pair_ranks
+        rows = self.triple_pair_rows
+        held = [c >= 2 for c in counts[3 : self.pair_kicker_end]]
         for t in self.triple_ranks:
             if counts[t] >= 3 and t > lo:
-                row = table[t]
-                out.extend([row[k] for k in kick if counts[k] >= 2 and k != t])  # type: ignore[misc]
+                select = held.copy()
+                select[t - 3] = False
+                out.extend(compress(rows[t], select))
 
     def _straights(
         self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
@@ -491,6 +506,14 @@ class _Generator:
                 continue
             body = pos_rank[start : start + k]
             if kind == "plane_single":
+                if k == 2 and self.plain_repeats:
+                    # Fast path (classic3 permissive): any 2 held cards outside the body.
+                    ranks = [r for r in self.kicker_ranks if counts[r] and r not in body]
+                    table = self._body_table(kind, start, k, key, body)
+                    out.extend(
+                        [table[w] for w in _cwr(ranks, 2) if w[0] != w[1] or counts[w[0]] >= 2]
+                    )
+                    continue
                 wings = self._single_kickers(counts, body, k)
             else:
                 wings = self._pair_wings(counts, body, k)
@@ -499,15 +522,19 @@ class _Generator:
                     if extra:
                         wings = sorted([*wings, *extra])
             if wings:
-                table = self._bodies.get((kind, start, k))
-                if table is None:
-                    body_cards = tuple(sorted(body * 3))
-                    table = self._bodies[(kind, start, k)] = _Interned(
-                        lambda w, b=body_cards, kd=kind, ky=key, ln=k: Combo(
-                            kd, tuple(sorted((*b, *w))), ky, ln
-                        )
-                    )
+                table = self._body_table(kind, start, k, key, body)
                 out.extend([table[w] for w in wings])
+
+    def _body_table(
+        self, kind: str, start: int, k: int, key: int, body: tuple[int, ...]
+    ) -> _Interned:
+        table = self._bodies.get((kind, start, k))
+        if table is None:
+            body_cards = tuple(sorted(body * 3))
+            table = self._bodies[(kind, start, k)] = _Interned(
+                lambda w: Combo(kind, tuple(sorted((*body_cards, *w))), key, k)
+            )
+        return table
 
     @staticmethod
     def _holds(counts: list[int], cards: tuple[int, ...], exclude: Sequence[int]) -> bool:
