@@ -155,33 +155,50 @@ def main() -> None:
                 f"{statistics.median(lead_n) if mode == 'leading' else '':>9}"
             )
 
-    if MovesGener is not None:
+    if MovesGener is not None or DoudizhuJudger is not None:
         print()
         compare_counts(classic3, hands[:300])
 
 
 def compare_counts(variant, hands) -> None:
-    """Ours vs DouZero on the same hands: distinct plays, and what differs, by kind."""
+    """Ours vs DouZero and RLCard on the same hands: distinct plays, and what differs, by the
+    kind our engine gives the multiset (or "illegal here" when our rules have no reading)."""
     back = {v: k for k, v in DOUZERO_CODE.items()}
-    ours_total = dz_total = equal = 0
-    only_ours: Counter[str] = Counter()
-    only_dz: Counter[str] = Counter()
-    for hand in hands:
-        ours = {c.ranks: c.kind for c in legal_plays(variant, hand, None)}
-        dz_moves = MovesGener([DOUZERO_CODE.get(r, r) for r in hand]).gen_moves()
-        dz = {tuple(sorted(back.get(c, c) for c in m)) for m in dz_moves}
-        ours_total += len(ours)
-        dz_total += len(dz)
-        equal += set(ours) == dz
-        for ranks in set(ours) - dz:
-            only_ours[ours[ranks]] += 1
-        for ranks in dz - set(ours):
-            readings = classify(variant, ranks)
-            only_dz[readings[0].kind if readings else "illegal here"] += 1
-    print(f"# count comparison on {len(hands)} of those hands (distinct multisets)")
-    print(f"ours {ours_total} plays, DouZero {dz_total} distinct; identical sets on {equal} hands")
-    print("only ours, by kind:   ", dict(only_ours.most_common()) or "none")
-    print("only DouZero, by kind:", dict(only_dz.most_common()) or "none")
+    others = {}
+    if MovesGener is not None:
+        others["DouZero"] = lambda hand: {
+            tuple(sorted(back.get(c, c) for c in m))
+            for m in MovesGener([DOUZERO_CODE.get(r, r) for r in hand]).gen_moves()
+        }
+    if DoudizhuJudger is not None:
+        others["RLCard"] = lambda hand: {
+            tuple(sorted(RLCARD_CHARS.index(ch) + 3 for ch in play))
+            for play in DoudizhuJudger.playable_cards_from_hand(
+                "".join(RLCARD_CHARS[r - 3] for r in hand)
+            )
+        }
+    print(f"# count comparison on {len(hands)} of those hands (distinct multisets, leading)")
+    for name, gen in others.items():
+        ours_total = their_total = equal = 0
+        only_ours: Counter[str] = Counter()
+        only_theirs: Counter[str] = Counter()
+        for hand in hands:
+            ours = {c.ranks: c.kind for c in legal_plays(variant, hand, None)}
+            theirs = gen(hand)
+            ours_total += len(ours)
+            their_total += len(theirs)
+            equal += set(ours) == theirs
+            for ranks in set(ours) - theirs:
+                only_ours[ours[ranks]] += 1
+            for ranks in theirs - set(ours):
+                readings = classify(variant, ranks)
+                only_theirs[readings[0].kind if readings else "illegal here"] += 1
+        print(
+            f"{name}: ours {ours_total} plays, {name} {their_total}; "
+            f"identical sets on {equal}/{len(hands)} hands"
+        )
+        print(f"  only ours, by kind:      {dict(only_ours.most_common()) or 'none'}")
+        print(f"  only {name}, by kind: {dict(only_theirs.most_common()) or 'none'}")
 
 
 if __name__ == "__main__":
