@@ -74,6 +74,8 @@ class Flow:
     hidden_partner: ClassVar[bool] = True
     # qq5: from the reveal on, the two landlords see each other's hands
     partners_see_hands: ClassVar[bool] = False
+    # decision windows fixed by the rules, in seconds (new5 grab and partner: 10 s, §2.5)
+    fixed_windows: ClassVar[dict[str, int]] = {}
 
     def start(self, state: HandState) -> HandState:
         raise NotImplementedError
@@ -284,6 +286,7 @@ def _grab_order(code: int) -> int:
 class New5Flow(Flow):
     simultaneous_phases = (PHASE_GRAB,)
     phase_acts = {PHASE_GRAB: GRAB, PHASE_PARTNER: PARTNER}
+    fixed_windows = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
     solo_reveal_copies = 1  # the circled copy is the first of the three he plays (CHOICE)
 
     def start(self, state: HandState) -> HandState:

@@ -59,6 +59,7 @@ __all__ = [
     "start_hand",
     "summary",
     "teams",
+    "timeout_seconds",
     "waiting_seats",
 ]
 
@@ -75,6 +76,8 @@ def start_hand(
     ``balances`` (beans per seat, None for a bot) only matter for settlement (§7.3); without
     them every seat is treated as able to pay in full.
     """
+    if deal.variant_key != variant.key:
+        raise EngineError(f"a {deal.variant_key} deal cannot start a {variant.key} hand")
     check_deal(variant, deal)
     if balances is not None and len(balances) != variant.seats:
         raise EngineError(f"{variant.key} needs {variant.seats} balances")
@@ -93,6 +96,18 @@ def start_hand(
 def waiting_seats(state: HandState) -> tuple[int, ...]:
     """Seats whose decision the hand waits for (several in a simultaneous step)."""
     return flow_for(state.variant).waiting(state)
+
+
+def timeout_seconds(
+    state: HandState, *, turn_seconds: int = 30, bid_seconds: int = 15
+) -> int | None:
+    """How long the current decision may take (§2.5, the room's ``turn_seconds`` and
+    ``bid_seconds``); None when the hand waits for nobody."""
+    if state.finished or not waiting_seats(state):
+        return None
+    if state.phase == PHASE_PLAY:
+        return turn_seconds
+    return flow_for(state.variant).fixed_windows.get(state.phase, bid_seconds)
 
 
 def _check_seat(state: HandState, seat: int) -> None:

@@ -25,6 +25,7 @@ from games.engine.hand import (
     autoplay_action,
     default_action,
     legal_actions,
+    timeout_seconds,
     waiting_seats,
 )
 from games.engine.record import hand_record, replay
@@ -143,6 +144,14 @@ class TestTimeoutsAndAutoplay:
         assert replay(hand_record(t)) == t
         with pytest.raises(NotYourTurn):
             apply(s, Action(2, "timeout"))
+
+    def test_timeout_seconds(self) -> None:
+        assert timeout_seconds(load("classic3_C3_one_bomb", 0)) == 15
+        assert timeout_seconds(load("classic3_C3_one_bomb", 3), turn_seconds=20) == 20
+        assert timeout_seconds(load("new5_B1_call_friend_scheme_a", 0)) == 10
+        assert timeout_seconds(load("new5_S2_call_and_hidden_offered")) == 10
+        assert timeout_seconds(load("qq5_A1_two_landlords_win", 0), bid_seconds=12) == 12
+        assert timeout_seconds(load("classic3_C3_one_bomb")) is None
 
     def test_autoplay_leads_lowest_single(self) -> None:
         s = load("classic3_C3_one_bomb", 3)
