@@ -1,13 +1,30 @@
 """The life of one hand: the public API the web app and bots call (RULES.md §2–§8).
 
-    d = deal(variant, seed)                      # dealing.py
+    d = deal(variant, seed)                      # dealing.py (fenzhou5: landlord_seat=...)
     state = start_hand(variant, d, stakes)       # first decision state
     waiting_seats(state) -> (seat, ...)          # whose decision the hand waits for
     legal_actions(state, seat) -> [Action, ...]  # every legal action (plays one per rank multiset)
     state = apply(state, action)                 # new state, or an IllegalAction subclass
     default_action(state, seat)                  # what a timeout does (§2.5)
     autoplay_action(state, seat)                 # the deterministic 托管 move
+    timeout_seconds(state)                       # the current decision window
     summary(state) -> dict                       # what ``replay`` prints
+
+Actions (``Action.from_json`` / ``to_json``, RULES.md §8.4), by phase:
+
+    bid      classic3   {"seat": s, "act": "bid", "value": 0|1|2|3}          sequential
+    double   classic3   {"seat": s, "act": "double", "value": true|false}     sequential
+    reveal   qq5        {"seat": s, "act": "reveal", "value": true|false}     simultaneous
+    double   qq5        {"seat": s, "act": "double", "value": true|false}     simultaneous
+    grab     new5       {"seat": s, "act": "grab", "value": "9h"|"BJ"|null}   simultaneous
+    partner  new5       {"seat": s, "act": "partner", "value": "open_solo"|"hidden_solo"|
+                                                               "call_friend"}
+    call     fenzhou5   {"seat": s, "act": "call", "value": "9h"}
+    play     all        {"seat": s, "act": "play", "cards": "3s 3h"}  (+ "value": a declared
+                                                    combo kind, optional, for a lead)
+                        {"seat": s, "act": "pass"}
+    any                 {"seat": s, "act": "timeout"}   (that seat's pending decision's default)
+    any                 {"seat": s, "act": "autoplay", "value": true|false}   (托管 flag only)
 
 Variant rules come from the variant's Flow (flows.py); nothing here branches on a variant key.
 """
