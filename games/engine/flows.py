@@ -559,14 +559,15 @@ class Fenzhou5Flow(Flow):
         return replace(state, phase=PHASE_CALL, landlord=landlord, turn=landlord)
 
     def callable_cards(self, state: HandState) -> list[int]:
+        """Identities he may call: held, not a 2, not a joker. With solo calls switched off
+        (``fenzhou_allow_solo_call``) only cards held once, unless he holds none (CHOICE)."""
         assert state.landlord is not None
         counts = Counter(state.hands[state.landlord])
-        allow_solo = state.variant.options.get("fenzhou_allow_solo_call", True)
-        return sorted(
-            c
-            for c, n in counts.items()
-            if c < SJ_CODE and card_rank(c) != RANK_TWO and (n == 1 or allow_solo)
-        )
+        cards = sorted(c for c in counts if c < SJ_CODE and card_rank(c) != RANK_TWO)
+        if not state.variant.options.get("fenzhou_allow_solo_call", True):
+            singles = [c for c in cards if counts[c] == 1]
+            return singles or cards
+        return cards
 
     def choices(self, state: HandState, seat: int) -> list[Action]:
         if state.phase != PHASE_CALL or seat not in self.waiting(state):
@@ -594,7 +595,7 @@ class Fenzhou5Flow(Flow):
         held = state.hands[landlord].count(code)
         if held == 0:
             raise InvalidChoice("the landlord must call a card he holds")
-        if held == 2 and not state.variant.options.get("fenzhou_allow_solo_call", True):
+        if code not in self.callable_cards(state):
             raise InvalidChoice("this room does not allow calling a card held twice")
         if held == 2:
             return self.start_play(state, landlord, marked_card=code, solo=True, partner=None)
