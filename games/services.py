@@ -1,11 +1,75 @@
-"""Room writes and room arithmetic. (Later issues add the table and hand services here.)"""
+"""Room arithmetic, and every write of tables, seats and hands (issue #5).
+
+Each table/hand service is one transaction that first locks the table row
+(``select_for_update(no_key=True)``; one lock order everywhere: table, then users in the ledger),
+rebuilds the hand from its stored record, calls the engine, appends ``HandAction`` rows, saves
+the new record and version, lets bots and 托管 seats act, settles a finished hand through the
+ledger and broadcasts only after commit (``transaction.on_commit``). No game state lives in
+process memory: a second process or a restart serves any table from the database.
+
+Refusals are ``games.errors.ActionRejected`` (code + translated message).
+"""
 
 from __future__ import annotations
 
+import datetime
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
+from django.conf import settings
+from django.db import IntegrityError, OperationalError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import selectors
+from games.engine.beans import round_half_up
+from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
+from games.engine.errors import EngineError
+from games.engine.flows import flow_for
+from games.engine.hand import (
+    apply,
+    autoplay_action,
+    start_hand,
+    summary,
+    waiting_seats,
+)
+from games.engine.record import hand_record
+from games.engine.scoring import tie_order
+from games.engine.state import (
+    AUTOPLAY,
+    PHASE_PLAY,
+    PHASE_REDEAL,
+    TIMEOUT,
+    Action,
+    HandState,
+)
 from games.engine.variants import find_variant
-from games.models import Room
+from games.errors import ActionRejected, ErrorCode, from_engine_error
+from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table
+
+logger = logging.getLogger(__name__)
+
+Source = HandAction.Source
+
+# Safety bound for one service call's automatic actions (a whole new5 hand is ~250 actions).
+_MAX_AUTOMATIC_ACTIONS = 2000
+# A classic3 table whose deals keep ending with three passes re-deals at most this often per call.
+_MAX_REDEALS = 20
+
+
+def _setting(name: str, default: Any) -> Any:
+    return getattr(settings, name, default)
+
+
+def disconnect_grace_seconds() -> int:
+    return int(_setting("DDZ_DISCONNECT_GRACE_SECONDS", 20))
+
+
+# --------------------------------------------------------------------------- rooms
 
 
 def room_computed_min_balance(room: Room) -> int:
@@ -28,3 +92,785 @@ def room_create(**fields: Any) -> Room:
     room.full_clean()
     room.save()
     return room
+
+
+# --------------------------------------------------------------------------- plumbing
+
+
+@contextmanager
+def _write() -> Iterator[None]:
+    """One transaction; a write that lost a race (SQLite's busy lock, a duplicate action
+    sequence number, a version that moved) becomes a CONFLICT refusal with nothing changed."""
+    try:
+        with transaction.atomic():
+            yield
+    except IntegrityError as error:
+        raise ActionRejected.of(ErrorCode.CONFLICT, detail=str(error)) from error
+    except OperationalError as error:
+        if "locked" not in str(error).lower():
+            raise
+        raise ActionRejected.of(ErrorCode.CONFLICT, detail=str(error)) from error
+
+
+def _lock_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
+    """Lock the table row (PostgreSQL: FOR NO KEY UPDATE; SQLite serialises writers itself)."""
+    try:
+        table_id = int(table_id)
+    except (TypeError, ValueError):
+        raise ActionRejected.of(ErrorCode.TABLE_NOT_FOUND) from None
+    qs = Table.objects.select_for_update(no_key=True, of=("self",), skip_locked=skip_locked)
+    table = qs.select_related("room").filter(pk=table_id).first()
+    if table is None and not skip_locked:
+        raise ActionRejected.of(ErrorCode.TABLE_NOT_FOUND)
+    return table
+
+
+def _broadcast_on_commit(table_id: int) -> None:
+    def send() -> None:
+        from games import broadcast
+
+        try:
+            broadcast.table_changed(table_id)
+        except Exception:  # a failed push must never undo or fail a committed write
+            logger.exception("broadcast of table %s failed", table_id)
+
+    transaction.on_commit(send)
+
+
+def _bump(table: Table) -> None:
+    table.version += 1
+    Table.objects.filter(pk=table.pk).update(version=table.version, status=table.status)
+
+
+def _seats(table: Table) -> list[Seat]:
+    return list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+
+
+def _require_user(user: Any) -> User:
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ActionRejected.of(ErrorCode.NOT_AUTHENTICATED)
+    return user
+
+
+# --------------------------------------------------------------------------- tables and seats
+
+
+def table_create(*, room: Room) -> Table:
+    """A new empty table in ``room`` with one seat per player of the room's variant."""
+    if not room.is_active:
+        raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
+    variant = find_variant(room.variant, **(room.options or {}))
+    with _write():
+        table = Table.objects.create(room=room)
+        Seat.objects.bulk_create(Seat(table=table, index=i) for i in range(variant.seats))
+        _broadcast_on_commit(table.pk)
+    return table
+
+
+def _check_balance(room: Room, user: User) -> None:
+    minimum = room_min_balance(room=room)
+    beans = User.objects.filter(pk=user.pk).values_list("beans", flat=True).first() or 0
+    if beans < minimum:
+        raise ActionRejected.of(
+            ErrorCode.INSUFFICIENT_BALANCE,
+            detail=f"{user.username} has {beans} beans, needs {minimum}",
+            minimum=minimum,
+        )
+
+
+def table_join(*, table_id: int, user: User, seat_index: int | None = None) -> Seat:
+    """Seat ``user`` (the given seat or the lowest free one). Refused below the room's minimum
+    balance, at a full table, or on a taken seat. Joining again returns the user's seat."""
+    user = _require_user(user)
+    with _write():
+        table = _lock_table(table_id)
+        assert table is not None
+        seats = _seats(table)
+        mine = next((s for s in seats if s.user_id == user.pk), None)
+        if mine is not None:
+            return mine
+        if not table.room.is_active:
+            raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
+        _check_balance(table.room, user)
+        if seat_index is not None:
+            try:
+                seat_index = int(seat_index)
+            except (TypeError, ValueError):
+                raise ActionRejected.of(ErrorCode.BAD_SEAT) from None
+            seat = next((s for s in seats if s.index == seat_index), None)
+            if seat is None:
+                raise ActionRejected.of(ErrorCode.BAD_SEAT)
+            if not seat.is_empty:
+                raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
+        else:
+            seat = next((s for s in seats if s.is_empty), None)
+            if seat is None:
+                raise ActionRejected.of(ErrorCode.TABLE_FULL)
+        seat.user = user
+        seat.is_bot = False
+        seat.autoplay = False
+        seat.sit_out_after_hand = False
+        seat.connections = 0
+        seat.connected_at = seat.disconnected_at = None
+        seat.save()
+        _bump(table)
+        _broadcast_on_commit(table.pk)
+    return seat
+
+
+def table_quick_join(*, room: Room, user: User) -> Table:
+    """Find a waiting table of ``room`` with a free seat (fullest first; in a regrouping room
+    none with a recent tablemate) and sit down, or open a new table."""
+    user = _require_user(user)
+    if not room.is_active:
+        raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
+    already = (
+        Seat.objects.filter(user=user, table__room=room, table__status=Table.Status.WAITING)
+        .select_related("table")
+        .first()
+    )
+    if already is not None:
+        return already.table
+    _check_balance(room, user)
+    avoid: set[int] = set()
+    if room.regroup_between_hands:
+        avoid = selectors.user_recent_tablemates(
+            user=user, hands=int(_setting("DDZ_REGROUP_MEMORY_HANDS", 5))
+        )
+    for table in selectors.table_list_joinable(room=room)[:50]:
+        if avoid and Seat.objects.filter(table=table, user_id__in=avoid).exists():
+            continue
+        try:
+            table_join(table_id=table.pk, user=user)
+        except ActionRejected as error:
+            if error.code in (ErrorCode.TABLE_FULL, ErrorCode.SEAT_TAKEN, ErrorCode.CONFLICT):
+                continue  # somebody was quicker
+            raise
+        return table
+    table = table_create(room=room)
+    table_join(table_id=table.pk, user=user)
+    return table
+
+
+def table_leave(*, table_id: int, user: User) -> None:
+    """Stand up. Between hands the seat is freed at once; during a hand the seat goes to 托管
+    and is freed when the hand ends."""
+    user = _require_user(user)
+    with _write():
+        table = _lock_table(table_id)
+        assert table is not None
+        seat = Seat.objects.filter(table=table, user=user).first()
+        if seat is None:
+            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        hand = selectors.table_active_hand(table=table)
+        if hand is None:
+            _vacate(seat)
+        else:
+            seat.sit_out_after_hand = True
+            seat.save(update_fields=["sit_out_after_hand"])
+            state = selectors.hand_state(hand)
+            if not state.autoplay[seat.index]:
+                run = _Run(table=table, hand=hand, state=state, now=timezone.now())
+                run.apply(Action(seat.index, AUTOPLAY, True), Source.AUTOPLAY)
+                run.finish()
+        _bump(table)
+        _broadcast_on_commit(table.pk)
+
+
+def _vacate(seat: Seat) -> None:
+    seat.user = None
+    seat.is_bot = False
+    seat.autoplay = False
+    seat.sit_out_after_hand = False
+    seat.connections = 0
+    seat.connected_at = seat.disconnected_at = None
+    seat.save()
+
+
+def table_add_bot(
+    *, table_id: int, seat_index: int | None = None, user: User | None = None
+) -> Seat:
+    """Put a house bot on a free seat (between hands). With ``user``, only a seated player may."""
+    with _write():
+        table = _lock_table(table_id)
+        assert table is not None
+        seats = _seats(table)
+        if user is not None and not any(s.user_id == user.pk for s in seats):
+            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        if selectors.table_active_hand(table=table) is not None:
+            raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
+        if seat_index is not None:
+            seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
+            if seat is None:
+                raise ActionRejected.of(ErrorCode.BAD_SEAT)
+            if not seat.is_empty:
+                raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
+        else:
+            seat = next((s for s in seats if s.is_empty), None)
+            if seat is None:
+                raise ActionRejected.of(ErrorCode.TABLE_FULL)
+        seat.is_bot = True
+        seat.user = None
+        seat.autoplay = False
+        seat.save()
+        _bump(table)
+        _broadcast_on_commit(table.pk)
+    return seat
+
+
+def table_fill_with_bots(*, table_id: int, user: User | None = None) -> int:
+    """Bots on every free seat; returns how many were added."""
+    added = 0
+    while True:
+        try:
+            table_add_bot(table_id=table_id, user=user)
+        except ActionRejected as error:
+            if error.code == ErrorCode.TABLE_FULL:
+                return added
+            raise
+        added += 1
+
+
+def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None) -> None:
+    """Take a bot off its seat (between hands)."""
+    with _write():
+        table = _lock_table(table_id)
+        assert table is not None
+        seats = _seats(table)
+        if user is not None and not any(s.user_id == user.pk for s in seats):
+            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        if selectors.table_active_hand(table=table) is not None:
+            raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
+        seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
+        if seat is None or not seat.is_bot:
+            raise ActionRejected.of(ErrorCode.BAD_SEAT)
+        _vacate(seat)
+        _bump(table)
+        _broadcast_on_commit(table.pk)
+
+
+def _int_or(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+# --------------------------------------------------------------------------- presence
+
+
+def seat_connect(*, table_id: int, user: User) -> None:
+    """A websocket of a seated user opened (presence; cancels a pending disconnect grace)."""
+    _presence(table_id=table_id, user=user, delta=1)
+
+
+def seat_disconnect(*, table_id: int, user: User) -> None:
+    """A websocket of a seated user closed; with none left the disconnect grace starts."""
+    _presence(table_id=table_id, user=user, delta=-1)
+
+
+def _presence(*, table_id: int, user: User, delta: int) -> None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return
+    with _write():
+        table = _lock_table(table_id)
+        assert table is not None
+        seat = Seat.objects.filter(table=table, user=user).first()
+        if seat is None:
+            return
+        now = timezone.now()
+        was_online = seat.connections > 0
+        seat.connections = max(0, seat.connections + delta)
+        if delta > 0:
+            seat.connected_at = now
+            seat.disconnected_at = None
+        elif seat.connections == 0:
+            seat.disconnected_at = now
+        seat.save(update_fields=["connections", "connected_at", "disconnected_at"])
+        hand = selectors.table_active_hand(table=table)
+        if hand is not None:
+            state = selectors.hand_state(hand)
+            deadline = _deadline(table, hand, state, _seats(table))
+            if deadline != hand.deadline_at:
+                hand.deadline_at = deadline
+                Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
+        if was_online != (seat.connections > 0):
+            _bump(table)
+            _broadcast_on_commit(table.pk)
+
+
+# --------------------------------------------------------------------------- hands
+
+
+def hand_start(*, table_id: int, user: User | None = None) -> Hand:
+    """Deal a new hand at a table whose seats are all filled (with ``user``: only a seated
+    player may). Players below the room's minimum balance are stood up first."""
+    with _write():
+        table = _lock_table(table_id)
+        assert table is not None
+        seats = _seats(table)
+        if user is not None and not any(s.user_id == user.pk for s in seats):
+            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        if selectors.table_active_hand(table=table) is not None:
+            raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
+        minimum = room_min_balance(room=table.room)
+        broke = [s for s in seats if s.user_id is not None and s.user.beans < minimum]
+        if not broke:
+            if any(s.is_empty for s in seats):
+                raise ActionRejected.of(ErrorCode.SEATS_NOT_FILLED)
+            hand = _deal_hand(table, seats, now=timezone.now())
+            _bump(table)
+            _broadcast_on_commit(table.pk)
+            return hand
+        # Stand up whoever can no longer cover the room's minimum; that commits, then refuse.
+        for seat in broke:
+            _vacate(seat)
+        _bump(table)
+        _broadcast_on_commit(table.pk)
+    raise ActionRejected.of(
+        ErrorCode.SEATS_NOT_FILLED,
+        detail="stood up below the minimum: " + ", ".join(s.user.username for s in broke),
+    )
+
+
+def _deal_hand(
+    table: Table, seats: list[Seat], *, now: datetime.datetime, redeals: int = 0
+) -> Hand:
+    """Deal, store and play the automatic opening of a new hand (inside the table lock)."""
+    room = table.room
+    variant = find_variant(room.variant, **(room.options or {}))
+    previous = Hand.objects.filter(table=table).order_by("-number").first()
+    previous_landlord = None
+    if previous is not None and previous.result:
+        previous_landlord = previous.result.get("landlord")
+    number = table.hand_number + 1
+    seed = new_seed()
+    dealt = deal(
+        variant,
+        seed,
+        hand_number=number,
+        landlord_seat=next_landlord_seat(variant, previous_landlord),
+    )
+    balances = [s.user.beans if s.user is not None else None for s in seats]
+    state = start_hand(variant, dealt, room.stakes, balances=balances)
+    hand = Hand.objects.create(
+        table=table,
+        number=number,
+        variant_key=variant.key,
+        options=dict(variant.options),
+        stakes=hand_record(state)["room"],
+        seed=seed,
+        commitment=seed_commitment(seed),
+        record=hand_record(state),
+        version=0,
+        decision_started_at=now,
+    )
+    HandPlayer.objects.bulk_create(
+        HandPlayer(hand=hand, seat=s.index, user=s.user, is_bot=s.is_bot) for s in seats
+    )
+    for seat in seats:
+        seat.autoplay = False
+        seat.sit_out_after_hand = False
+    Seat.objects.filter(table=table).update(autoplay=False, sit_out_after_hand=False)
+    table.hand_number = number
+    table.status = Table.Status.PLAYING
+    Table.objects.filter(pk=table.pk).update(hand_number=number, status=table.status)
+    run = _Run(
+        table=table, hand=hand, state=state, now=now, seats=seats, fresh=True, redeals=redeals
+    )
+    run.finish()
+    return run.hand
+
+
+def _action_from_client(seat: int, action: Any) -> Action:
+    if not isinstance(action, dict):
+        raise ActionRejected.of(ErrorCode.MALFORMED)
+    act = action.get("act")
+    if act in (TIMEOUT, AUTOPLAY):
+        raise ActionRejected.of(ErrorCode.UNKNOWN_ACT, detail=f"{act} is server-side")
+    data = {k: v for k, v in action.items() if k in ("act", "value", "cards")}
+    data["seat"] = seat  # the seat is the server's business, never the client's
+    try:
+        return Action.from_json(data)
+    except EngineError as error:
+        raise from_engine_error(error) from error
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        raise ActionRejected.of(ErrorCode.BAD_VALUE, detail=str(error)) from error
+
+
+def _locked_hand(hand_id: Any) -> tuple[Table, Hand]:
+    """Lock the hand's table and return both, the hand read after the lock."""
+    try:
+        hand_id = int(hand_id)
+    except (TypeError, ValueError):
+        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND) from None
+    table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+    if table_id is None:
+        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
+    table = _lock_table(table_id)
+    assert table is not None
+    hand = Hand.objects.get(pk=hand_id)
+    return table, hand
+
+
+def _player_seat(hand: Hand, user: Any) -> int:
+    user = _require_user(user)
+    seat = HandPlayer.objects.filter(hand=hand, user=user).values_list("seat", flat=True).first()
+    if seat is None:
+        raise ActionRejected.of(ErrorCode.NOT_SEATED)
+    return seat
+
+
+def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
+    """The client must have seen the current version. One exception: inside a simultaneous
+    step (qq5 reveal/double, new5 grab) the others' choices are secret, so a version that only
+    misses actions of that same step is as good as the current one."""
+    try:
+        expected = int(expected_version)
+    except (TypeError, ValueError):
+        raise ActionRejected.of(ErrorCode.STALE_VERSION, detail="no version") from None
+    if expected == hand.version:
+        return
+    if 0 <= expected < hand.version and state.phase in flow_for(state.variant).simultaneous_phases:
+        missed = HandAction.objects.filter(hand=hand, seq__gt=expected)
+        if not missed.exclude(phase=state.phase).exists():
+            return
+    raise ActionRejected.of(
+        ErrorCode.STALE_VERSION, detail=f"expected {expected}, current {hand.version}"
+    )
+
+
+def hand_submit_action(
+    *, hand_id: int, user: User, action: dict[str, Any], expected_version: Any
+) -> Hand:
+    """Apply a player's action (RULES.md §8.4 shape without ``seat``: the server knows it).
+
+    Raises ActionRejected: STALE_VERSION when ``expected_version`` is not the hand's version,
+    HAND_OVER, NOT_SEATED, or the engine's refusal mapped to a code and a translated message.
+    """
+    with _write():
+        table, hand = _locked_hand(hand_id)
+        if hand.status != Hand.Status.ACTIVE:
+            raise ActionRejected.of(ErrorCode.HAND_OVER)
+        seat = _player_seat(hand, user)
+        state = selectors.hand_state(hand)
+        _check_version(hand, state, expected_version)
+        decision = _action_from_client(seat, action)
+        run = _Run(table=table, hand=hand, state=state, now=timezone.now())
+        run.apply(decision, Source.HUMAN)
+        run.finish()
+        return run.hand
+
+
+def seat_set_autoplay(*, hand_id: int, user: User, enabled: bool) -> Hand:
+    """Hand the seat to 托管 (``enabled``) or take control back."""
+    with _write():
+        table, hand = _locked_hand(hand_id)
+        if hand.status != Hand.Status.ACTIVE:
+            raise ActionRejected.of(ErrorCode.HAND_OVER)
+        seat = _player_seat(hand, user)
+        state = selectors.hand_state(hand)
+        enabled = bool(enabled)
+        Seat.objects.filter(table=table, index=seat).update(autoplay=enabled)
+        if state.autoplay[seat] == enabled:
+            return hand
+        run = _Run(table=table, hand=hand, state=state, now=timezone.now())
+        run.apply(Action(seat, AUTOPLAY, enabled), Source.HUMAN)
+        run.finish()
+        return run.hand
+
+
+def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
+    """Apply every due deadline (see games/deadlines.py); returns how many hands moved."""
+    from games.deadlines import hand_apply_due_deadlines as apply_due
+
+    return apply_due(now=now)
+
+
+# --------------------------------------------------------------------------- the engine loop
+
+
+def _bot_action() -> Callable[[HandState, int], Action] | None:
+    try:
+        from games.engine.bot import bot_action
+    except ImportError:
+        return None
+    return bot_action
+
+
+@dataclass
+class _Run:
+    """The changes of one service call to one hand: actions applied in memory, then saved at
+    ``finish`` (append the HandAction rows, store record and version, set the deadline,
+    settle when over), all inside the caller's transaction and table lock."""
+
+    table: Table
+    hand: Hand
+    state: HandState
+    now: datetime.datetime
+    seats: list[Seat] | None = None
+    fresh: bool = False
+    rows: list[HandAction] = field(default_factory=list)
+    redeals: int = 0
+
+    def __post_init__(self) -> None:
+        self.start_version = self.hand.version
+        self.start_phase = self.state.phase
+        if self.seats is None:
+            self.seats = _seats(self.table)
+
+    def apply(self, action: Action, source: str) -> None:
+        phase = self.state.phase
+        try:
+            self.state = apply(self.state, action)
+        except EngineError as error:
+            raise from_engine_error(error) from error
+        self.rows.append(
+            HandAction(
+                hand=self.hand,
+                seq=self.start_version + len(self.rows) + 1,
+                seat=action.seat,
+                phase=phase,
+                payload=action.to_json(),
+                source=source,
+                created_at=self.now,
+            )
+        )
+
+    def automate(self) -> None:
+        """Bots and 托管 seats that the hand waits for act now, one appended action each,
+        until a human is awaited or the hand is over."""
+        assert self.seats is not None
+        bots = {s.index for s in self.seats if s.is_bot}
+        bot_action = _bot_action()
+        for _ in range(_MAX_AUTOMATIC_ACTIONS):
+            if self.state.finished:
+                return
+            due = [s for s in waiting_seats(self.state) if s in bots or self.state.autoplay[s]]
+            if not due:
+                return
+            seat = due[0]
+            if seat in bots:
+                self.apply(self._bot_move(bot_action, seat), Source.BOT)
+            else:
+                self.apply(autoplay_action(self.state, seat), Source.AUTOPLAY)
+        raise RuntimeError(f"hand {self.hand.pk}: automatic play does not end")  # pragma: no cover
+
+    def _bot_move(self, bot_action: Callable[[HandState, int], Action] | None, seat: int) -> Action:
+        if bot_action is not None:
+            try:
+                move = bot_action(self.state, seat)
+                apply(self.state, move)  # checked here so a bot bug never stalls a table
+                return move
+            except Exception:
+                logger.exception("bot failed at hand %s seat %s; using 托管", self.hand.pk, seat)
+        return autoplay_action(self.state, seat)
+
+    def finish(self) -> None:
+        self.automate()
+        hand = self.hand
+        state = self.state
+        if not self.rows and not self.fresh:
+            return
+        new_version = self.start_version + len(self.rows)
+        hand.record = hand_record(state)
+        hand.version = new_version
+        if self.rows or self.fresh:
+            simultaneous = flow_for(state.variant).simultaneous_phases
+            same_step = (
+                not self.fresh
+                and state.phase == self.start_phase
+                and state.phase in simultaneous
+                and hand.decision_started_at is not None
+            )
+            if not same_step:
+                hand.decision_started_at = self.now
+        fields = ["record", "version", "decision_started_at", "deadline_at"]
+        if state.finished:
+            hand.deadline_at = None
+        else:
+            assert self.seats is not None
+            hand.deadline_at = _deadline(self.table, hand, state, self.seats)
+        # Optimistic guard on top of the lock: exactly one writer moves a version forward.
+        if not self.fresh:
+            moved = Hand.objects.filter(pk=hand.pk, version=self.start_version).update(
+                **{name: getattr(hand, name) for name in fields}
+            )
+            if moved != 1:
+                raise ActionRejected.of(ErrorCode.CONFLICT, detail="version moved")
+        else:
+            hand.save(update_fields=fields)
+        HandAction.objects.bulk_create(self.rows)
+        self._remember_on_commit(hand.pk, new_version, state)
+        if state.finished:
+            _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
+        self.table.version += 1
+        Table.objects.filter(pk=self.table.pk).update(version=self.table.version)
+        _broadcast_on_commit(self.table.pk)
+
+    @staticmethod
+    def _remember_on_commit(hand_id: int, version: int, state: HandState) -> None:
+        transaction.on_commit(lambda: selectors.hand_state_remember(hand_id, version, state))
+
+
+def decision_seconds(room: Room, state: HandState) -> int:
+    """The room's time for the pending decision: turn seconds in play, bid seconds otherwise."""
+    return int(room.turn_seconds if state.phase == PHASE_PLAY else room.bid_seconds)
+
+
+def _deadline(
+    table: Table, hand: Hand, state: HandState, seats: list[Seat]
+) -> datetime.datetime | None:
+    """The next moment something must happen: the pending decision's timeout, or earlier the
+    end of a disconnected awaited player's grace."""
+    if state.finished:
+        return None
+    waiting = [s for s in waiting_seats(state) if not state.autoplay[s]]
+    if not waiting:
+        return None
+    start = hand.decision_started_at or timezone.now()
+    deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state))
+    grace = datetime.timedelta(seconds=disconnect_grace_seconds())
+    by_index = {s.index: s for s in seats}
+    for index in waiting:
+        seat = by_index.get(index)
+        if seat is None or seat.user_id is None or seat.connections > 0:
+            continue
+        if seat.disconnected_at is not None:
+            deadline = min(deadline, seat.disconnected_at + grace)
+    return deadline
+
+
+def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
+    """Apply what is due at ``hand`` (inside the table lock): timeouts of the pending decision
+    (托管 for plays: the seat is marked auto-play and keeps being played), and 托管 for awaited
+    players whose disconnect grace is over. Returns whether anything changed."""
+    if hand.status != Hand.Status.ACTIVE or hand.deadline_at is None or hand.deadline_at > now:
+        return False
+    state = selectors.hand_state(hand)
+    seats = _seats(table)
+    run = _Run(table=table, hand=hand, state=state, now=now, seats=seats)
+    start = hand.decision_started_at or now
+    timed_out = start + datetime.timedelta(seconds=decision_seconds(table.room, state)) <= now
+    grace = datetime.timedelta(seconds=disconnect_grace_seconds())
+    by_index = {s.index: s for s in seats}
+    for index in list(waiting_seats(state)):
+        if run.state.finished or index not in waiting_seats(run.state):
+            continue
+        seat = by_index[index]
+        gone = (
+            seat.user_id is not None
+            and seat.connections == 0
+            and seat.disconnected_at is not None
+            and seat.disconnected_at + grace <= now
+        )
+        if run.state.autoplay[index]:
+            continue
+        if timed_out and run.state.phase == PHASE_PLAY:
+            run.apply(Action(index, AUTOPLAY, True), Source.TIMEOUT)
+            run.apply(Action(index, TIMEOUT), Source.TIMEOUT)
+        elif timed_out:
+            run.apply(Action(index, TIMEOUT), Source.TIMEOUT)
+        elif gone:
+            run.apply(Action(index, AUTOPLAY, True), Source.AUTOPLAY)
+        else:
+            continue
+        if run.state.autoplay[index]:
+            Seat.objects.filter(pk=seat.pk).update(autoplay=True)
+    if not run.rows:
+        # nothing was due after all (e.g. a reconnect): just move the deadline on
+        deadline = _deadline(table, hand, state, seats)
+        Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
+        return False
+    run.finish()
+    return True
+
+
+def _score_moves(state: HandState, units: tuple[Fraction, ...]) -> list[int]:
+    """积分 per seat (RULES.md §7.4): the units rounded half-up; qq5 moves by X = units × B
+    (§3.6), the only variant whose units leave the base score out of the score."""
+    base = state.stakes.base_score if state.variant.key == "qq5" else 1
+    return [round_half_up(Fraction(u) * base) for u in units]
+
+
+def _title_id(score: int | None) -> int | None:
+    from accounts.selectors import title_for
+
+    if score is None:
+        return None
+    title = title_for(score)
+    return title.pk if title is not None else None
+
+
+def _finish_hand(
+    table: Table, hand: Hand, state: HandState, now: datetime.datetime, *, redeals: int = 0
+) -> None:
+    """Settle (exactly once, through the ledger), reveal the seed, free the seats, and for a
+    classic3 all-pass deal go straight to the re-deal."""
+    from accounts.services import beans_settle_hand
+
+    players = selectors.hand_players(hand=hand)
+    users: list[User | None] = [p.user if not p.is_bot else None for p in players]
+    result: dict[str, Any] = {
+        "summary": summary(state),
+        "landlord": state.landlord,
+        "seed": hand.seed,
+        "players": [p.user_id for p in players],
+    }
+    if state.result is not None:
+        before = [(u.score if u is not None else None) for u in users]
+        titles_before = [_title_id(s) for s in before]
+        settlement = beans_settle_hand(
+            hand_ref=str(hand.pk),
+            units=state.result.units,
+            stakes=state.stakes,
+            seats=users,
+            tie_order=tie_order(state),
+            scores=_score_moves(state, state.result.units),
+        )
+        after = [
+            User.objects.filter(pk=u.pk).values_list("score", flat=True).first()
+            if u is not None
+            else None
+            for u in users
+        ]
+        result.update(
+            {
+                "beans": list(settlement.detail.get("deltas", [])),
+                "house": settlement.house,
+                "units": [str(u) for u in state.result.units],
+                "scores": [
+                    (a - b) if a is not None and b is not None else 0
+                    for a, b in zip(after, before, strict=True)
+                ],
+                "score_after": after,
+                "titles_before": titles_before,
+                "titles_after": [_title_id(s) for s in after],
+                "multiplier": result["summary"]["multiplier"],
+                "spring": state.result.spring,
+                "anti_spring": state.result.anti_spring,
+            }
+        )
+    else:
+        result["redeal"] = state.phase == PHASE_REDEAL
+    hand.status = Hand.Status.FINISHED
+    hand.finished_at = now
+    hand.deadline_at = None
+    hand.result = result
+    hand.settled = True
+    hand.save(update_fields=["status", "finished_at", "deadline_at", "result", "settled"])
+    seats = _seats(table)
+    regroup = table.room.regroup_between_hands and state.phase != PHASE_REDEAL
+    for seat in seats:
+        if seat.sit_out_after_hand or (regroup and not seat.is_empty):
+            _vacate(seat)
+        elif seat.autoplay:
+            seat.autoplay = False
+            seat.save(update_fields=["autoplay"])
+    table.status = Table.Status.WAITING
+    Table.objects.filter(pk=table.pk).update(status=table.status)
+    if state.phase == PHASE_REDEAL and redeals < _MAX_REDEALS:
+        seats = _seats(table)
+        if not any(s.is_empty for s in seats):
+            next_hand = _deal_hand(table, seats, now=now, redeals=redeals + 1)
+            logger.debug("re-dealt hand %s after all passed", next_hand.pk)
