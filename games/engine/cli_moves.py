@@ -40,7 +40,9 @@ def moves(request: Mapping[str, Any]) -> dict[str, Any]:
     variant_key = request.get("variant")
     if not isinstance(variant_key, str):
         raise BadRequest('"variant" must be a string')
-    options = request.get("options") or {}
+    options = request.get("options")
+    if options is None:
+        options = {}
     if not isinstance(options, Mapping):
         raise BadRequest('"options" must be an object')
     variant = find_variant(variant_key, **options)

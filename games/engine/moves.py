@@ -5,8 +5,10 @@ combination directly (chains from runs of available positions, kickers as multis
 the remaining rank counts), never by enumerating sub-multisets of the hand. Every multiset
 of ranks is listed once. Where one multiset has several readings (classic3 333444555666 is a
 4-triple chain or a 3-triple plane with kickers 666; 3333AAAA is four-with-two-pairs keyed on
-3 or on A; new5 13-card runs), the recorded reading is the one ``combos`` picks: the lead
-priority when leading, the weakest reading that beats ``top`` when following (§2.4).
+3 or on A), the recorded reading is the one ``combos`` picks: the lead priority when
+leading, the weakest reading that beats ``top`` when following (§2.4). new5's 13-card runs
+A..K and 2..A hold the same ranks; only 2..A (the higher top, as ``combos`` reads it) is
+generated.
 
 Order (deterministic, pinned by tests/engine/snapshots/moves_*.txt): non-bombs first, by kind
 in ``KIND_ORDER``, then chain length, then key, then the sorted ranks (so, for one body, by
@@ -28,6 +30,7 @@ from typing import Any
 from games.engine import combos as _combos
 from games.engine.cards import BJ, SJ, Rank
 from games.engine.combos import Combo
+from games.engine.errors import InvalidNotation
 from games.engine.variants import ALWAYS, NEVER, Variant
 
 __all__ = ["KIND_ORDER", "legal_plays", "play_order_key"]
@@ -70,13 +73,20 @@ def play_order_key(combo: Combo) -> tuple[Any, ...]:
 def legal_plays(variant: Variant, hand_ranks: Iterable[Rank], top: Combo | None) -> list[Combo]:
     """Every distinct legal play from ``hand_ranks`` that leads (``top`` None) or beats ``top``.
 
-    A play that uses the whole hand is classified as the player's final play (a fenzhou5 bare
-    triple or bare plane). Passing is not listed.
+    ``hand_ranks`` are rank values (3..17, repeated for copies); ``top`` is the current top
+    play as ``combos`` read it. A play that uses the whole hand is classified as the player's
+    final play (a fenzhou5 bare triple or bare plane). Passing is not listed. The hand is
+    not checked against the variant's deck (the §8.3 CLI does that); a rank outside 3..17
+    raises InvalidNotation.
     """
+    hand = hand_ranks if isinstance(hand_ranks, tuple | list) else tuple(hand_ranks)
+    if hand and (min(hand) < 3 or max(hand) > BJ):
+        bad = min(hand) if min(hand) < 3 else max(hand)
+        raise InvalidNotation(f"{bad!r} is not a rank value (3..17)")
     counts = [0] * (BJ + 1)
-    for rank in hand_ranks:
+    for rank in hand:
         counts[rank] += 1
-    n = sum(counts)
+    n = len(hand)
     gen = _generator_for(variant)
     if top is None:
         return gen.lead(counts, n)
