@@ -1,12 +1,456 @@
-"""Lobby. (Later issues add the table views here.)"""
+"""Pages: lobby, the table screen, seat/bot/leave/deal POSTs and the hand history.
+
+Writes go through games.services (one transaction each, broadcast after commit); a refusal
+(``ActionRejected``) is shown to the player: as the #table-error partial for an htmx request,
+as a flash message otherwise. Hand pages only show what their audience may know: during a
+hand a player sees his own seat's view; after the end the record is public.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from games import rendering, selectors
+from games import services as game_services
+from games.engine.cards import format_cards
+from games.engine.dealing import deal as engine_deal
+from games.engine.dealing import seed_commitment
+from games.engine.record import replay
+from games.engine.variants import find_variant
+from games.engine.views import public_view, view_for
+from games.errors import ActionRejected
+from games.models import Hand, HandPlayer, Room, Seat, Table
 from games.selectors import room_list_active
 
 
+# --------------------------------------------------------------------------- helpers
+def _current_hand(table: Table) -> Hand | None:
+    """The active hand, else the last one (its result stays on screen until the next deal)."""
+    return selectors.table_current_hand(table=table)
+
+
+def _seat_of(table: Table, hand: Hand | None, user: Any) -> tuple[int | None, int | None]:
+    """(the user's seat in this hand's view, his seat at the table now)."""
+    if not getattr(user, "is_authenticated", False):
+        return None, None
+    seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
+    view_seat = seat
+    if hand is not None:
+        played = (
+            HandPlayer.objects.filter(hand=hand, user=user).values_list("seat", flat=True).first()
+        )
+        view_seat = played
+    return view_seat, seat
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return bool(getattr(request, "htmx", False))
+
+
+def _refused(request: HttpRequest, table_id: int, error: ActionRejected) -> HttpResponse:
+    if _is_htmx(request):
+        # 200 so htmx swaps it; the partial carries hx-swap-oob and lands in #table-error
+        response = HttpResponse(rendering.render_error(message=error.message))
+        response["HX-Reswap"] = "none"
+        return response
+    messages.error(request, error.message)
+    return redirect("table", table_id=table_id)
+
+
+def _done(request: HttpRequest, table_id: int, *, reload: bool = False) -> HttpResponse:
+    """Success: htmx gets fresh regions (or a reload when the audience changed)."""
+    if _is_htmx(request):
+        if reload:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = reverse("table", kwargs={"table_id": table_id})
+            return response
+        table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+        hand = _current_hand(table)
+        view_seat, _seat = _seat_of(table, hand, request.user)
+        html = rendering.render_table_regions(
+            table=table, hand=hand, seat_index=view_seat, user=request.user
+        )
+        response = HttpResponse(html)
+        response["HX-Reswap"] = "none"
+        return response
+    return redirect("table", table_id=table_id)
+
+
+def _seat_param(request: HttpRequest) -> int | None:
+    raw = request.POST.get("seat", "")
+    try:
+        return int(raw) if raw != "" else None
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------- lobby
 def lobby(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/lobby.html", {"rooms": room_list_active()})
+    rooms = list(room_list_active())
+    open_tables = (
+        selectors.table_list_open()
+        .filter(free_seats__gt=0)
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+        )
+    )
+    by_room: dict[int, list[Table]] = {}
+    for table in open_tables:
+        by_room.setdefault(table.room_id, []).append(table)
+    my_tables: list[Table] = []
+    if request.user.is_authenticated:
+        my_tables = list(
+            Table.objects.filter(seats__user=request.user).select_related("room").distinct()
+        )
+    for room in rooms:
+        room.open_tables = by_room.get(room.pk, [])[:6]  # type: ignore[attr-defined]
+    return render(request, "games/lobby.html", {"rooms": rooms, "my_tables": my_tables})
+
+
+@login_required
+@require_POST
+def room_quick_join(request: HttpRequest, room_id: int) -> HttpResponse:
+    """Sit at the fullest waiting table of the room with a free seat, or at a new table."""
+    room = get_object_or_404(Room, pk=room_id)
+    try:
+        table = game_services.table_quick_join(room=room, user=request.user)
+    except ActionRejected as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)
+
+
+# --------------------------------------------------------------------------- the table
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    hand = _current_hand(table)
+    view_seat, _seat = _seat_of(table, hand, request.user)
+    ctx = rendering.table_context(table=table, hand=hand, seat_index=view_seat, user=request.user)
+    ctx["oob"] = False
+    ctx["seated"] = _seat is not None
+    return render(request, "games/table.html", ctx)
+
+
+def table_regions(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Every region for the requesting audience (a resync over plain HTTP)."""
+    table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    hand = _current_hand(table)
+    view_seat, _seat = _seat_of(table, hand, request.user)
+    return HttpResponse(
+        rendering.render_table_regions(
+            table=table, hand=hand, seat_index=view_seat, user=request.user
+        )
+    )
+
+
+@login_required
+@require_POST
+def table_sit(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        game_services.table_join(
+            table_id=table_id, user=request.user, seat_index=_seat_param(request)
+        )
+    except ActionRejected as error:
+        return _refused(request, table_id, error)
+    return _done(request, table_id, reload=True)
+
+
+@login_required
+@require_POST
+def table_leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        game_services.table_leave(table_id=table_id, user=request.user)
+    except ActionRejected as error:
+        return _refused(request, table_id, error)
+    if _is_htmx(request):
+        return _done(request, table_id, reload=True)
+    return redirect("table", table_id=table_id)
+
+
+@login_required
+@require_POST
+def table_add_bot(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        if request.POST.get("fill"):
+            game_services.table_fill_with_bots(table_id=table_id, user=request.user)
+        else:
+            game_services.table_add_bot(
+                table_id=table_id, seat_index=_seat_param(request), user=request.user
+            )
+    except ActionRejected as error:
+        return _refused(request, table_id, error)
+    return _done(request, table_id)
+
+
+@login_required
+@require_POST
+def table_next_hand(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        game_services.hand_start(table_id=table_id, user=request.user)
+    except ActionRejected as error:
+        return _refused(request, table_id, error)
+    return _done(request, table_id)
+
+
+# --------------------------------------------------------------------------- history
+@login_required
+def hand_list(request: HttpRequest) -> HttpResponse:
+    rows = (
+        HandPlayer.objects.filter(user=request.user)
+        .select_related("hand__table__room")
+        .order_by("-hand__created_at", "-hand_id")
+    )
+    page = Paginator(rows, 25).get_page(request.GET.get("page"))
+    items = []
+    for row in page.object_list:
+        hand = row.hand
+        result = hand.result or {}
+        beans = None
+        units = None
+        raw = (
+            (result.get("beans") if isinstance(result, dict) else None)
+            if hand.status == Hand.Status.FINISHED
+            else None
+        )
+        if isinstance(raw, list) and row.seat < len(raw):
+            beans = raw[row.seat]
+        raw_units = result.get("units") if isinstance(result, dict) else None
+        if hand.status == Hand.Status.FINISHED and isinstance(raw_units, list):
+            units = raw_units[row.seat] if row.seat < len(raw_units) else None
+        items.append({"hand": hand, "seat": row.seat, "beans": beans, "units": units})
+    return render(request, "games/hands/list.html", {"page": page, "items": items})
+
+
+def _hand_audience(request: HttpRequest, hand: Hand) -> int | str | None:
+    """'all' after the end; the user's seat during the hand; raises 404 for anyone else."""
+    if hand.status == Hand.Status.FINISHED:
+        return "all"
+    if request.user.is_authenticated:
+        seat = (
+            HandPlayer.objects.filter(hand=hand, user=request.user)
+            .values_list("seat", flat=True)
+            .first()
+        )
+        if seat is not None:
+            return int(seat)
+    raise Http404(_("This hand is still being played; its record is public once it is over."))
+
+
+def _names(hand: Hand) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for row in HandPlayer.objects.filter(hand=hand).select_related("user"):
+        if row.user is not None:
+            out[row.seat] = row.user.username
+        elif row.is_bot:
+            out[row.seat] = _("Bot %(n)s") % {"n": row.seat + 1}
+    return out
+
+
+def _infos(hand: Hand, user: Any) -> list[rendering.SeatInfo]:
+    infos = []
+    for row in HandPlayer.objects.filter(hand=hand).select_related("user").order_by("seat"):
+        name = row.user.username if row.user is not None else _("Bot %(n)s") % {"n": row.seat + 1}
+        infos.append(
+            rendering.SeatInfo(
+                index=row.seat,
+                name=name,
+                is_bot=row.is_bot or row.user is None,
+                is_you=row.user is not None and row.user_id == getattr(user, "pk", None),
+            )
+        )
+    return infos
+
+
+def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
+    who = names.get(action["seat"], _("Seat %(n)s") % {"n": action["seat"] + 1})
+    act = action["act"]
+    value = action.get("value")
+    if act == "play":
+        what = rendering._cards_short(action.get("cards"))
+    elif act == "pass":
+        what = _("Pass")
+    elif act == "bid":
+        what = _("No bid") if value == 0 else _("Bid %(n)s") % {"n": value}
+    elif act == "reveal":
+        what = _("Reveal identity") if value else _("Give up")
+    elif act == "double":
+        what = _("Double") if value else _("Don't double")
+    elif act == "grab":
+        what = (
+            _("No grab")
+            if value is None
+            else _("Grab with %(card)s") % {"card": rendering._cards_short(value)}
+        )
+    elif act == "partner":
+        what = str(rendering.PARTNER_LABELS.get(value, value))
+    elif act == "call":
+        what = _("Call %(card)s") % {"card": rendering._cards_short(value)}
+    elif act == "timeout":
+        what = _("Timed out")
+    elif act == "autoplay":
+        what = _("Auto-play on") if value else _("Auto-play off")
+    else:
+        what = act
+    return f"{who}: {what}"
+
+
+def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """The replay viewer: the hand at step ``?step=k`` (k actions applied)."""
+    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    audience = _hand_audience(request, hand)
+    record = hand.record
+    actions = list(record.get("actions") or [])
+    total = len(actions)
+    try:
+        step = int(request.GET.get("step", total))
+    except ValueError:
+        step = total
+    step = max(0, min(total, step))
+    state = replay({**record, "actions": actions[:step]})
+    names = _names(hand)
+    infos = _infos(hand, request.user)
+    if audience == "all":
+        view = public_view(state)
+        hands = [
+            {
+                "seat": s,
+                "name": names.get(s, ""),
+                "cards": rendering.card_faces(format_cards(state.hands[s])),
+            }
+            for s in range(state.seats)
+        ]
+        me = None
+    else:
+        view = view_for(state, int(audience))
+        hands = []
+        me = int(audience)
+    ctx = rendering.screen_context(
+        view=view,
+        seats=infos,
+        hand_id=hand.pk,
+        hand_number=hand.number,
+        base_score=hand.table.room.base_score,
+        coefficient=hand.table.room.coefficient,
+        commitment=hand.commitment,
+        seed=hand.revealed_seed or "",
+        extras={},
+    )
+    # the replay shows the table, never live controls
+    ctx.update({"my_turn": False, "can_play": False, "can_pass": False, "choices": []})
+    log = []
+    if audience == "all":
+        log = [_action_text(a, names) for a in actions]
+    else:
+        # own decisions and the public plays only: another seat's secret choice (a qq5
+        # reveal step, a new5 grab window) would tell who was asked
+        for a in actions:
+            if a["seat"] == me or a["act"] in ("play", "pass"):
+                log.append(_action_text(a, names))
+            else:
+                log.append(None)
+    steps = [
+        {"n": i + 1, "text": text, "current": i + 1 == step}
+        for i, text in enumerate(log)
+        if text is not None
+    ]
+    ctx.update(
+        {
+            "hand": hand,
+            "room": hand.table.room,
+            "step": step,
+            "total": total,
+            "prev_step": max(0, step - 1),
+            "next_step": min(total, step + 1),
+            "steps": steps,
+            "all_hands": hands,
+            "audience_all": audience == "all",
+            "variant_label": hand.table.room.variant_label,
+        }
+    )
+    template = "games/hands/detail.html"
+    if _is_htmx(request):
+        template = "games/hands/viewer.html"
+    return render(request, template, ctx)
+
+
+def hand_record_json(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """The §8.4 record after the end; during play, only the requester's own view."""
+    hand = get_object_or_404(Hand, pk=hand_id)
+    audience = _hand_audience(request, hand)
+    if audience == "all":
+        data: dict[str, Any] = dict(hand.record)
+        data["commitment"] = hand.commitment
+        data["seed"] = hand.seed
+    else:
+        state = replay(hand.record)
+        record = hand.record
+        data = {
+            "variant": record.get("variant"),
+            "room": record.get("room"),
+            "seats": record.get("seats"),
+            "partial": True,
+            "note": "the hand is still being played: this is only what your seat may see",
+            "commitment": hand.commitment,
+            "seat": audience,
+            "view": view_for(state, int(audience)),
+        }
+    response = JsonResponse(data, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="hand-{hand.pk}.json"'
+    return response
+
+
+def hand_verify(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """Recompute the deal from the revealed seed and compare it with the commitment and record."""
+    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    ctx: dict[str, Any] = {"hand": hand, "room": hand.table.room}
+    if hand.status != Hand.Status.FINISHED:
+        ctx["pending"] = True
+        return render(request, "games/hands/verify.html", ctx)
+    record = hand.record
+    variant = find_variant(hand.variant_key, **(hand.options or {}))
+    recorded = record.get("deal") or {}
+    landlord_seat = recorded.get("landlord_seat")
+    recomputed = engine_deal(
+        variant, hand.seed, hand_number=hand.number, landlord_seat=landlord_seat
+    )
+    commitment = seed_commitment(hand.seed)
+    deal_json = recomputed.to_json()
+    names = _names(hand)
+    seats = [
+        {
+            "seat": s,
+            "name": names.get(s, _("Seat %(n)s") % {"n": s + 1}),
+            "cards": rendering.card_faces(text),
+            "matches": recorded.get("hands", [None] * variant.seats)[s] == text
+            if s < len(recorded.get("hands", []))
+            else False,
+        }
+        for s, text in enumerate(deal_json["hands"])
+    ]
+    ctx.update(
+        {
+            "seed": hand.seed,
+            "commitment": hand.commitment,
+            "recomputed_commitment": commitment,
+            "commitment_ok": commitment == hand.commitment,
+            "deal_ok": deal_json == recorded,
+            "seats": seats,
+            "bottom": rendering.card_faces(deal_json.get("bottom")),
+            "face_up": rendering.card_face(deal_json["face_up"]["card"])
+            if deal_json.get("face_up")
+            else None,
+            "cli": f"python -m games.engine verify {hand.seed} {hand.commitment} {hand.variant_key}"
+            + (f" --landlord-seat {landlord_seat}" if landlord_seat is not None else ""),
+        }
+    )
+    return render(request, "games/hands/verify.html", ctx)

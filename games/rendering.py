@@ -1,0 +1,719 @@
+"""The table screen: template context and rendered regions for one audience.
+
+Every card a template can show comes from the engine's ``view_for`` (a seated player) or
+``public_view`` (a spectator) dict, never from the raw hand state, so a rendering can only
+leak what the view already allows. The one addition is the list of hint plays of the seat
+to act, built from ``legal_actions`` for that seat only: those are made of his own cards.
+
+``render_table_regions`` returns every region partial concatenated; each partial's root has
+a stable id and ``hx-swap-oob="true"``, so the htmx websocket extension swaps each one in by
+id. The same partials make up the full page (templates/games/table.html).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.engine.combos import BOMB_KINDS
+from games.engine.hand import legal_actions
+from games.engine.state import HandState
+from games.engine.views import public_view, view_for
+
+REGIONS = ("status", "seats", "trick", "hand", "controls", "result")
+
+SUIT_SYMBOLS = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
+SUIT_NAMES = {
+    "s": gettext_lazy("spades"),
+    "h": gettext_lazy("hearts"),
+    "c": gettext_lazy("clubs"),
+    "d": gettext_lazy("diamonds"),
+}
+RANK_LABELS = {"T": "10"}
+
+# Role names per variant (presentation data, not rules): main landlord, partner, farmer.
+ROLE_LABELS: dict[str, dict[str, Any]] = {
+    "qq5": {
+        "landlord": gettext_lazy("Open landlord"),  # 明地主
+        "partner": gettext_lazy("Hidden landlord"),  # 暗地主
+    },
+    "new5": {
+        "landlord": gettext_lazy("Main landlord"),  # 正地主
+        "partner": gettext_lazy("Deputy landlord"),  # 副地主
+    },
+    "classic3": {
+        "landlord": gettext_lazy("Landlord"),  # 地主
+        "partner": gettext_lazy("Landlord"),
+    },
+    "fenzhou5": {
+        "landlord": gettext_lazy("Landlord"),  # 地主
+        "partner": gettext_lazy("Henchman"),  # 狗腿子
+    },
+}
+
+PHASE_LABELS = {
+    "deal": gettext_lazy("Dealing"),
+    "bid": gettext_lazy("Bidding"),
+    "grab": gettext_lazy("Grabbing the landlord"),
+    "reveal": gettext_lazy("Identity step"),
+    "double": gettext_lazy("Doubling"),
+    "partner": gettext_lazy("Partner choice"),
+    "call": gettext_lazy("Calling a card"),
+    "play": gettext_lazy("Play"),
+    "finished": gettext_lazy("Hand over"),
+    "redeal": gettext_lazy("Everyone passed: redeal"),
+}
+
+KIND_LABELS = {
+    "single": gettext_lazy("Single"),
+    "pair": gettext_lazy("Pair"),
+    "triple": gettext_lazy("Triple"),
+    "triple_single": gettext_lazy("Triple with a single"),
+    "triple_pair": gettext_lazy("Triple with a pair"),
+    "straight": gettext_lazy("Straight"),
+    "pair_chain": gettext_lazy("Pair chain"),
+    "triple_chain": gettext_lazy("Triple chain"),
+    "plane_single": gettext_lazy("Plane with singles"),
+    "plane_pair": gettext_lazy("Plane with pairs"),
+    "plane_bare": gettext_lazy("Plane"),
+    "four_two_singles": gettext_lazy("Four with two singles"),
+    "four_two_pairs": gettext_lazy("Four with two pairs"),
+    "bomb": gettext_lazy("Bomb"),
+    "joker_bomb": gettext_lazy("Joker bomb"),
+    "rocket": gettext_lazy("Rocket"),
+    "chain_bomb": gettext_lazy("Chain bomb"),
+    "missile": gettext_lazy("Missile"),
+    "multi_chain_bomb": gettext_lazy("Multi-chain bomb"),
+    "nuke": gettext_lazy("Nuke"),
+}
+
+PARTNER_LABELS = {
+    "open_solo": gettext_lazy("Open solo"),  # 明独打
+    "hidden_solo": gettext_lazy("Hidden solo"),  # 暗独打
+    "call_friend": gettext_lazy("Call a friend"),  # 叫朋友
+}
+
+AUTO_WIN_LABELS = {
+    "no_partner_card": gettext_lazy("the landlord holds no card twice: no partner can be called"),
+    "ten_of_a_rank": gettext_lazy("the landlord holds ten cards of one rank"),
+    "no_bomb": gettext_lazy("the landlord holds no bomb"),
+}
+
+MAX_HINTS = 400
+
+
+# --------------------------------------------------------------------------- cards
+def card_face(token: str) -> dict[str, Any]:
+    """One card of §8.1 suited notation ("9h", "Ts", "SJ", "BJ") as template data."""
+    if token in ("SJ", "BJ"):
+        big = token == "BJ"
+        return {
+            "code": token,
+            "joker": True,
+            "big": big,
+            "red": big,
+            "rank": _("JOKER"),
+            "suit": "",
+            "label": _("Big joker") if big else _("Small joker"),
+            "short": _("Big joker") if big else _("Small joker"),
+        }
+    rank, suit = token[:-1], token[-1]
+    rank_label = RANK_LABELS.get(rank, rank)
+    symbol = SUIT_SYMBOLS.get(suit, "")
+    return {
+        "code": token,
+        "joker": False,
+        "big": False,
+        "red": suit in ("h", "d"),
+        "rank": rank_label,
+        "suit": symbol,
+        "label": _("%(rank)s of %(suit)s") % {"rank": rank_label, "suit": SUIT_NAMES[suit]},
+        "short": f"{symbol}{rank_label}",
+    }
+
+
+def card_faces(text: str | None) -> list[dict[str, Any]]:
+    if not text:
+        return []
+    return [card_face(token) for token in text.split()]
+
+
+def _cards_short(text: str | None) -> str:
+    return " ".join(c["short"] for c in card_faces(text))
+
+
+# --------------------------------------------------------------------------- seats
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits where (from the Seat rows; nothing about cards)."""
+
+    index: int
+    name: str | None = None  # None for an empty seat
+    title: str = ""
+    is_bot: bool = False
+    is_you: bool = False
+    connected: bool = True
+    leaving: bool = False
+
+
+def _role_label(variant: str, role: str) -> str:
+    if role == "farmer":
+        return str(_("Farmer"))
+    return str(ROLE_LABELS.get(variant, ROLE_LABELS["classic3"])[role])
+
+
+def _seat_roles(view: dict[str, Any], seat: int) -> tuple[str | None, list[str]]:
+    """(role key, role badges) of ``seat`` as the view's audience knows it."""
+    variant = view["variant"]
+    badges: list[str] = []
+    landlord = view.get("landlord")
+    partner = view.get("partner")
+    teams = view.get("teams") or {}
+    me = view.get("seat")
+    role: str | None = None
+    if landlord is None:
+        return None, badges
+    if seat == landlord:
+        role = "landlord"
+    elif partner is not None and seat == partner:
+        role = "partner"
+    elif teams.get("complete") and seat in teams.get("farmer", []):
+        role = "farmer"
+    if seat == me and view.get("role"):
+        role = view["role"]
+    if role is not None:
+        badges.append(_role_label(variant, role))
+    if role == "landlord" and view.get("solo"):
+        badges.append(str(_("Solo landlord")))  # 独地主
+    if role == "partner" and seat == me and partner is None:
+        badges.append(str(_("only you know")))
+    return role, badges
+
+
+def _seat_decisions(view: dict[str, Any], seat: int) -> list[str]:
+    """Public decisions already made by ``seat`` in the steps before play."""
+    notes: list[str] = []
+    bids = view.get("bids")
+    if bids and seat < len(bids) and bids[seat] is not None:
+        notes.append(_("No bid") if bids[seat] == 0 else _("Bid %(n)s") % {"n": bids[seat]})
+    if seat in (view.get("reveals") or []):
+        notes.append(str(_("Revealed")))
+    doubles = view.get("doubles")
+    if doubles and seat < len(doubles) and doubles[seat]:
+        notes.append(str(_("Doubled")))
+    for grab in view.get("grabs") or []:
+        if grab["seat"] == seat:
+            notes.append(_("Grab %(card)s") % {"card": _cards_short(grab["card"])})
+    return notes
+
+
+def _positions(n: int, me: int | None) -> list[int]:
+    """Screen position of each seat: 0 = bottom (you), then counter-clockwise (turn order)."""
+    base = 0 if me is None else me
+    return [(seat - base) % n for seat in range(n)]
+
+
+# --------------------------------------------------------------------------- context
+def _deadline_iso(deadline: datetime.datetime | None) -> str:
+    if deadline is None:
+        return ""
+    if timezone.is_naive(deadline):
+        deadline = timezone.make_aware(deadline, datetime.UTC)
+    return deadline.astimezone(datetime.UTC).isoformat()
+
+
+def _hints(state: HandState | None, view: dict[str, Any]) -> list[str]:
+    seat = view.get("seat")
+    if (
+        state is None
+        or seat is None
+        or view.get("phase") != "play"
+        or "play" not in view.get("legal", [])
+    ):
+        return []
+    plays = [a for a in legal_actions(state, seat) if a.act == "play" and a.cards]
+    out = [a.to_json()["cards"] for a in plays]
+    # weakest first within each group, bombs last (the engine order otherwise)
+    kinds = {a.to_json()["cards"]: i for i, a in enumerate(plays)}
+    out.sort(key=lambda text: (_is_bomb_text(state, text), kinds[text]))
+    return out[:MAX_HINTS]
+
+
+def _is_bomb_text(state: HandState, text: str) -> bool:
+    from games.engine.cards import parse_cards, ranks_of
+    from games.engine.combos import classify
+
+    readings = classify(state.variant, ranks_of(parse_cards(text)))
+    return bool(readings) and all(r.is_bomb for r in readings)
+
+
+def _choice_buttons(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The phase buttons of the view's own seat: one form per choice (value as a string)."""
+    out: list[dict[str, Any]] = []
+    phase = view.get("phase")
+    doubles = view.get("doubles") or []
+    for choice in view.get("choices", []):
+        act, value = choice["act"], choice.get("value")
+        card = None
+        style = "secondary"
+        if act == "bid":
+            label = _("No bid") if value == 0 else _("%(n)s points") % {"n": value}
+            style = "secondary" if value == 0 else "primary"
+        elif act == "reveal":
+            label = _("Reveal identity") if value else _("Give up")  # 亮出身份 / 放弃
+            style = "primary" if value else "secondary"
+        elif act == "double":
+            followed = any(d for d in doubles if d)
+            if view["variant"] == "classic3" and followed:
+                label = _("Follow the double") if value else _("Don't follow")  # 跟加倍 / 不跟
+            else:
+                label = _("Double") if value else _("Don't double")  # 加倍 / 不加倍
+            style = "primary" if value else "secondary"
+        elif act == "grab":
+            if value is None:
+                label = _("No grab")
+            else:
+                card = card_face(value)
+                label = _("Grab with %(card)s") % {"card": card["short"]}
+                style = "primary"
+        elif act == "partner":
+            label = str(PARTNER_LABELS.get(value, value))
+            style = "primary" if value == "call_friend" else "secondary"
+        elif act == "call":
+            card = card_face(value)
+            label = _("Call %(card)s") % {"card": card["label"]}
+            style = "card"
+        else:  # pragma: no cover - future acts
+            label = f"{act} {value}"
+        if isinstance(value, bool):
+            wire = "true" if value else "false"
+        elif value is None:
+            wire = ""
+        else:
+            wire = str(value)
+        out.append({"act": act, "value": wire, "label": label, "card": card, "style": style})
+    if phase == "call":
+        # the callable card values, deduplicated (a card picker)
+        seen: set[str] = set()
+        unique = []
+        for button in out:
+            if button["value"] not in seen:
+                seen.add(button["value"])
+                unique.append(button)
+        out = unique
+    return out
+
+
+def screen_context(
+    *,
+    view: dict[str, Any],
+    seats: Sequence[SeatInfo],
+    state: HandState | None = None,
+    table_id: int | None = None,
+    hand_id: int | None = None,
+    hand_number: int | None = None,
+    version: int = 0,
+    deadline_at: datetime.datetime | None = None,
+    seconds: int | None = None,
+    base_score: int = 1,
+    coefficient: int = 1,
+    commitment: str = "",
+    seed: str = "",
+    extras: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything the region templates need, from one audience's view dict.
+
+    ``state`` is used only for the hint plays of the view's own seat.
+    """
+    n = view["seats"]
+    me = view.get("seat")
+    variant = view["variant"]
+    positions = _positions(n, me)
+    waiting = set(view.get("waiting") or [])
+    autoplay = view.get("autoplay") or [False] * n
+    reports = view.get("reports") or {}
+    counts = view.get("hand_counts") or [0] * n
+    face_up = view.get("face_up")
+    trick_by_seat: dict[int, dict[str, Any]] = {}
+    for entry in view.get("trick") or []:
+        trick_by_seat[entry["seat"]] = entry
+    top = view.get("top")
+    seat_rows = []
+    infos = {s.index: s for s in seats}
+    for seat in range(n):
+        info = infos.get(seat, SeatInfo(index=seat))
+        role, badges = _seat_roles(view, seat)
+        last = trick_by_seat.get(seat)
+        seat_rows.append(
+            {
+                "index": seat,
+                "number": seat + 1,
+                "pos": positions[seat],
+                "info": info,
+                "empty": info.name is None,
+                "is_you": seat == me,
+                "count": counts[seat] if seat < len(counts) else 0,
+                "role": role,
+                "role_badges": badges,
+                "landlord_side": role in ("landlord", "partner"),
+                "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
+                "report": reports.get(str(seat)),
+                "waiting": seat in waiting and not view.get("finished"),
+                "decisions": _seat_decisions(view, seat),
+                "face_up_holder": face_up is not None and face_up.get("seat") == seat,
+                "last": None
+                if last is None
+                else {"passed": last["cards"] is None, "cards": card_faces(last["cards"])},
+                "is_top": top is not None and top["seat"] == seat,
+            }
+        )
+    seat_rows.sort(key=lambda row: row["pos"])
+    others = [row for row in seat_rows if row["pos"] != 0]
+    bottom_row = seat_rows[0] if seat_rows else None
+
+    names = {
+        row["index"]: (row["info"].name or _("Seat %(n)s") % {"n": row["number"]})
+        for row in seat_rows
+    }
+    trick = [
+        {
+            "seat": entry["seat"],
+            "name": names.get(entry["seat"], ""),
+            "passed": entry["cards"] is None,
+            "cards": card_faces(entry["cards"]),
+            "is_top": top is not None
+            and entry["seat"] == top["seat"]
+            and entry["cards"] == top["cards"],
+        }
+        for entry in view.get("trick") or []
+    ]
+    top_ctx = None
+    if top is not None:
+        top_ctx = {
+            "seat": top["seat"],
+            "name": names.get(top["seat"], ""),
+            "cards": card_faces(top["cards"]),
+            "kind": str(KIND_LABELS.get(top["kind"], top["kind"])),
+            "bomb": top["kind"] in BOMB_KINDS,
+        }
+    phase = view.get("phase")
+    legal = view.get("legal") or []
+    my_turn = bool(me is not None and me in waiting and not view.get("finished") and legal)
+    hand_cards = card_faces(view.get("hand")) if me is not None else []
+    for i, card in enumerate(hand_cards):
+        card["key"] = f"{card['code']}-{i}"
+    hints = _hints(state, view) if my_turn else []
+
+    plays = view.get("plays") or []
+    bombs = [p for p in plays if p["kind"] in BOMB_KINDS]
+    result = None
+    raw = view.get("result")
+    extras = extras or {}
+    if raw is not None:
+        winners = set((view.get("teams") or {}).get(view.get("winner_side") or "", []))
+        score_moves = extras.get("scores") or [_round_half_up(Fraction(u)) for u in raw["units"]]
+        titles = extras.get("titles") or [None] * n
+        rows = []
+        for seat in range(n):
+            info = infos.get(seat, SeatInfo(index=seat))
+            units = Fraction(raw["units"][seat])
+            role, badges = _seat_roles(view, seat)
+            title_change = titles[seat] if seat < len(titles) else None
+            rows.append(
+                {
+                    "index": seat,
+                    "name": names.get(seat, ""),
+                    "is_bot": info.is_bot,
+                    "is_you": seat == me,
+                    "role_badges": badges,
+                    "winner": seat in winners,
+                    "units": _fmt_fraction(units),
+                    "units_sign": (units > 0) - (units < 0),
+                    "beans": raw["beans"][seat],
+                    "score": None if info.is_bot else score_moves[seat],
+                    "title_before": title_change[0] if title_change else None,
+                    "title_after": title_change[1] if title_change else None,
+                }
+            )
+        result = {
+            "rows": rows,
+            "house": raw["house"],
+            "multiplier": raw["multiplier"],
+            "spring": raw.get("spring"),
+            "anti_spring": raw.get("anti_spring"),
+            "bombs": [
+                {
+                    "name": names.get(p["seat"], ""),
+                    "kind": str(KIND_LABELS.get(p["kind"], p["kind"])),
+                    "cards": card_faces(p["cards"]),
+                }
+                for p in bombs
+            ],
+            "winner_side": view.get("winner_side"),
+            "auto_win": str(AUTO_WIN_LABELS.get(view.get("auto_win"), ""))
+            if view.get("auto_win")
+            else "",
+            "you_won": me is not None and me in winners,
+        }
+    marked = view.get("marked_card")
+    partner_mode = view.get("partner_mode")
+    status = {
+        "phase": phase,
+        "phase_label": str(PHASE_LABELS.get(phase, phase)),
+        "multiplier": view.get("multiplier"),
+        "base_score": base_score,
+        "coefficient": coefficient,
+        "bid": max((b for b in (view.get("bids") or []) if b), default=None),
+        "face_up": None
+        if face_up is None
+        else {"card": card_face(face_up["card"]), "name": names.get(face_up["seat"], "")},
+        "marked": None if marked is None else card_face(marked),
+        "partner_mode": partner_mode,
+        "partner_mode_label": str(PARTNER_LABELS.get(partner_mode, "")) if partner_mode else "",
+        "bottom": card_faces(view.get("bottom")),
+        "deadline": _deadline_iso(deadline_at) if not view.get("finished") else "",
+        "seconds": seconds,
+        "bombs": len(bombs),
+        "grab_count": view.get("grab_count"),
+        "waiting_names": [names[s] for s in sorted(waiting) if s in names],
+        "to_act_you": my_turn,
+    }
+    return {
+        "table_id": table_id,
+        "hand_id": hand_id,
+        "hand_number": hand_number,
+        "version": version,
+        "view": view,
+        "variant": variant,
+        "seat_count": n,
+        "me": me,
+        "spectator": me is None,
+        "seats": seat_rows,
+        "others": others,
+        "bottom_seat": bottom_row,
+        "trick": trick,
+        "top": top_ctx,
+        "leading": my_turn and phase == "play" and top is None,
+        "hand_cards": hand_cards,
+        "partner_hand": card_faces(view.get("partner_hand")),
+        "hints_json": json.dumps(hints),
+        "my_turn": my_turn,
+        "can_play": my_turn and "play" in legal,
+        "can_pass": my_turn and "pass" in legal,
+        "choices": _choice_buttons(view) if my_turn else [],
+        "autoplay_on": bool(view.get("autoplay_on")),
+        "finished": bool(view.get("finished")),
+        "status": status,
+        "result": result,
+        "redeal": phase == "redeal",
+        "commitment": commitment,
+        "seed": seed if view.get("finished") else "",
+        "in_hand": True,
+        **{k: v for k, v in extras.items() if k not in ("scores", "titles")},
+    }
+
+
+def _round_half_up(value: Fraction) -> int:
+    sign = -1 if value < 0 else 1
+    return sign * int(abs(value) + Fraction(1, 2))
+
+
+def _fmt_fraction(value: Fraction) -> str:
+    if value.denominator == 1:
+        return f"{value.numerator:+d}"
+    return f"{float(value):+.1f}"
+
+
+def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None) -> dict[str, Any]:
+    """A table between hands (or before the first): seats only."""
+    positions = _positions(seat_count, me)
+    infos = {s.index: s for s in seats}
+    rows = []
+    for seat in range(seat_count):
+        info = infos.get(seat, SeatInfo(index=seat))
+        rows.append(
+            {
+                "index": seat,
+                "number": seat + 1,
+                "pos": positions[seat],
+                "info": info,
+                "empty": info.name is None,
+                "is_you": seat == me,
+                "count": None,
+                "role": None,
+                "role_badges": [],
+                "autoplay": False,
+                "report": None,
+                "waiting": False,
+                "decisions": [],
+                "last": None,
+                "is_top": False,
+            }
+        )
+    rows.sort(key=lambda row: row["pos"])
+    return {
+        "view": None,
+        "me": me,
+        "spectator": me is None,
+        "seat_count": seat_count,
+        "seats": rows,
+        "others": [row for row in rows if row["pos"] != 0],
+        "bottom_seat": rows[0] if rows else None,
+        "trick": [],
+        "top": None,
+        "hand_cards": [],
+        "partner_hand": [],
+        "hints_json": "[]",
+        "my_turn": False,
+        "can_play": False,
+        "can_pass": False,
+        "choices": [],
+        "finished": False,
+        "status": None,
+        "result": None,
+        "in_hand": False,
+        "version": 0,
+    }
+
+
+# --------------------------------------------------------------------------- models
+def _seat_infos(table: Any, user: Any) -> tuple[list[SeatInfo], int]:
+    from accounts.selectors import title_for
+    from games.models import Seat
+
+    rows = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+    infos = []
+    for row in rows:
+        u = row.user
+        bot = bool(row.is_bot or (u is not None and getattr(u, "is_bot", False)))
+        if u is None and not bot:
+            infos.append(SeatInfo(index=row.index))
+            continue
+        if bot:
+            name = u.username if u is not None else _("Bot %(n)s") % {"n": row.index + 1}
+            title = ""
+        else:
+            name = u.username
+            title_obj = title_for(u.score)
+            title = str(title_obj) if title_obj is not None else ""
+        infos.append(
+            SeatInfo(
+                index=row.index,
+                name=name,
+                title=title,
+                is_bot=bot,
+                is_you=u is not None and user is not None and u.pk == getattr(user, "pk", None),
+                connected=row.disconnected_at is None or bot
+                if hasattr(row, "disconnected_at")
+                else True,
+                leaving=bool(getattr(row, "sit_out_after_hand", False)),
+            )
+        )
+    return infos, len(rows)
+
+
+def _hand_state(hand: Any) -> HandState:
+    try:
+        from games import selectors
+
+        return selectors.hand_state(hand)  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        from games.engine.record import replay
+
+        return replay(hand.record)
+
+
+def _hand_extras(hand: Any) -> dict[str, Any]:
+    """Score and title moves from the finished hand's result JSON (games.services stores
+    ``scores`` per seat and ``titles_before`` / ``titles_after`` as Title ids)."""
+    result = getattr(hand, "result", None) or {}
+    out: dict[str, Any] = {}
+    if not isinstance(result, dict):
+        return out
+    if isinstance(result.get("scores"), list):
+        out["scores"] = result["scores"]
+    before, after = result.get("titles_before"), result.get("titles_after")
+    if isinstance(before, list) and isinstance(after, list):
+        from accounts.models import Title
+
+        ids = {i for i in (*before, *after) if i is not None}
+        names = {t.pk: str(t) for t in Title.objects.filter(pk__in=ids)}
+        out["titles"] = [
+            (names.get(b), names.get(a)) if b is not None and a is not None else None
+            for b, a in zip(before, after, strict=False)
+        ]
+    return out
+
+
+def table_context(*, table: Any, hand: Any, seat_index: int | None, user: Any) -> dict[str, Any]:
+    """The template context of ``table`` for one audience (a seat, or None for spectators)."""
+    room = table.room
+    infos, count = _seat_infos(table, user)
+    if hand is None:
+        from games.engine.variants import find_variant
+
+        seat_count = count or find_variant(room.variant, **(room.options or {})).seats
+        ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
+    else:
+        state = _hand_state(hand)
+        view = view_for(state, seat_index) if seat_index is not None else public_view(state)
+        seconds = room.turn_seconds if view.get("phase") == "play" else room.bid_seconds
+        finished = getattr(hand, "status", "") == "finished" or state.finished
+        ctx = screen_context(
+            view=view,
+            seats=infos,
+            state=state if seat_index is not None else None,
+            table_id=table.pk,
+            hand_id=hand.pk,
+            hand_number=getattr(hand, "number", None),
+            version=getattr(hand, "version", 0),
+            deadline_at=getattr(hand, "deadline_at", None),
+            seconds=seconds,
+            base_score=room.base_score,
+            coefficient=room.coefficient,
+            commitment=getattr(hand, "commitment", ""),
+            seed=getattr(hand, "seed", "") if finished else "",
+            extras=_hand_extras(hand),
+        )
+    ctx.update(
+        {
+            "table": table,
+            "table_id": table.pk,
+            "room": room,
+            "hand": hand,
+            "user": user,
+            "table_status": getattr(table, "status", ""),
+            "table_version": getattr(table, "version", 0),
+            "seated": seat_index is not None,
+            "all_seated": bool(infos) and all(info.name is not None for info in infos),
+            "free_seats": [info.index for info in infos if info.name is None],
+            "hand_over": hand is None or getattr(hand, "status", "") == "finished",
+        }
+    )
+    if hand is None:
+        ctx["version"] = getattr(table, "version", 0)
+    return ctx
+
+
+def render_regions(ctx: dict[str, Any], *, oob: bool = True) -> str:
+    ctx = {**ctx, "oob": oob}
+    return "".join(render_to_string(f"games/table/{name}.html", ctx) for name in REGIONS)
+
+
+def render_table_regions(*, table: Any, hand: Any, seat_index: int | None, user: Any) -> str:
+    """Every region of the screen for one audience, each root swapped in by id (oob)."""
+    return render_regions(table_context(table=table, hand=hand, seat_index=seat_index, user=user))
+
+
+def render_error(*, message: str) -> str:
+    """The #table-error partial, sent to the sender only."""
+    return render_to_string("games/table/error.html", {"message": message, "oob": True})

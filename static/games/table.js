@@ -1,0 +1,182 @@
+/* The table screen's small behaviours (no framework): card selection by click, tap and
+   keyboard, hint cycling, the countdown, the "your turn" tab title, the reconnect notice.
+   Everything here only changes the page; moves go to the server through htmx ws-send. */
+(function () {
+  "use strict";
+
+  var selected = new Set(); // data-key of the selected cards ("9h-4")
+  var handSignature = "";
+  var hintIndex = -1;
+  var hintSignature = "";
+  var baseTitle = document.title;
+  var wasOpen = false;
+
+  function root() { return document.getElementById("table-root"); }
+  function handEl() { return document.querySelector("#table-hand .hand"); }
+  function cards() { var h = handEl(); return h ? Array.prototype.slice.call(h.querySelectorAll(".hc")) : []; }
+  function canSelect() { var h = handEl(); return !!(h && h.classList.contains("selectable")); }
+
+  function selectedCodes() {
+    return cards().filter(function (c) { return selected.has(c.dataset.key); })
+      .map(function (c) { return c.dataset.card; });
+  }
+
+  function render() {
+    cards().forEach(function (c) { c.setAttribute("aria-pressed", selected.has(c.dataset.key) ? "true" : "false"); });
+    var codes = selectedCodes();
+    var input = document.getElementById("play-cards");
+    if (input) input.value = codes.join(" ");
+    var play = document.getElementById("play-btn");
+    if (play) play.disabled = codes.length === 0;
+    var info = document.querySelector("[data-sel-info]");
+    var r = root();
+    if (info && r) {
+      info.textContent = codes.length ? (r.dataset.selectedText || "%(n)s").replace("%(n)s", codes.length) : "";
+    }
+  }
+
+  function toggle(card) {
+    if (!canSelect() || card.dataset.locked) return;
+    var key = card.dataset.key;
+    if (selected.has(key)) selected.delete(key); else selected.add(key);
+    hintIndex = -1;
+    render();
+  }
+
+  function focusCard(list, i) {
+    if (!list.length) return;
+    i = Math.max(0, Math.min(list.length - 1, i));
+    list.forEach(function (c, j) { c.tabIndex = j === i ? 0 : -1; });
+    list[i].focus();
+  }
+
+  function hint() {
+    var region = document.getElementById("table-hand");
+    if (!region) return;
+    var hints;
+    try { hints = JSON.parse(region.dataset.hints || "[]"); } catch (e) { hints = []; }
+    if (!hints.length) return;
+    hintIndex = (hintIndex + 1) % hints.length;
+    var wanted = hints[hintIndex].split(" ");
+    selected.clear();
+    var list = cards();
+    wanted.forEach(function (code) {
+      for (var i = 0; i < list.length; i++) {
+        if (list[i].dataset.card === code && !selected.has(list[i].dataset.key)) { selected.add(list[i].dataset.key); break; }
+      }
+    });
+    render();
+  }
+
+  // After every swap: keep the selection while the hand is unchanged, refresh the cues.
+  function afterUpdate() {
+    var list = cards();
+    var sig = list.map(function (c) { return c.dataset.key; }).join(",");
+    if (sig !== handSignature) { selected.clear(); handSignature = sig; }
+    if (!canSelect()) selected.clear();
+    var region = document.getElementById("table-hand");
+    var hs = region ? region.dataset.hints || "" : "";
+    if (hs !== hintSignature) { hintSignature = hs; hintIndex = -1; }
+    render();
+    titleCue();
+    tick();
+    var err = document.querySelector("#table-error .error-msg");
+    if (err && !err.dataset.timer) {
+      err.dataset.timer = "1";
+      setTimeout(function () { var e = document.getElementById("table-error"); if (e && e.contains(err)) e.innerHTML = ""; }, 7000);
+    }
+  }
+
+  function titleCue() {
+    var controls = document.getElementById("table-controls");
+    var r = root();
+    var mine = controls && controls.dataset.myTurn === "1";
+    document.title = mine && r ? "● " + (r.dataset.turnText || "") + " · " + baseTitle : baseTitle;
+  }
+
+  function tick() {
+    var now = Date.now();
+    document.querySelectorAll("[data-deadline]").forEach(function (el) {
+      var at = Date.parse(el.dataset.deadline);
+      var n = el.querySelector(".clock-n");
+      if (!n || isNaN(at)) return;
+      var left = Math.max(0, Math.ceil((at - now) / 1000));
+      n.textContent = String(left);
+      el.classList.toggle("low", left <= 5);
+    });
+  }
+
+  document.addEventListener("click", function (ev) {
+    var t = ev.target;
+    if (!(t instanceof Element)) return;
+    var card = t.closest(".hc");
+    if (card) { toggle(card); return; }
+    if (t.closest("#hint-btn")) { hint(); return; }
+    if (t.closest("[data-dismiss]")) {
+      var target = document.getElementById(t.closest("[data-dismiss]").dataset.dismiss);
+      if (target) target.innerHTML = "";
+      return;
+    }
+    if (t.closest("[data-dismiss-result]")) {
+      var panel = t.closest("[data-result]");
+      if (panel) panel.hidden = true;
+    }
+  });
+
+  document.addEventListener("keydown", function (ev) {
+    var t = ev.target;
+    if (t instanceof Element && t.classList.contains("hc")) {
+      var list = cards();
+      var i = list.indexOf(t);
+      if (ev.key === "ArrowRight" || ev.key === "ArrowDown") { ev.preventDefault(); focusCard(list, i + 1); return; }
+      if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") { ev.preventDefault(); focusCard(list, i - 1); return; }
+      if (ev.key === "Home") { ev.preventDefault(); focusCard(list, 0); return; }
+      if (ev.key === "End") { ev.preventDefault(); focusCard(list, list.length - 1); return; }
+      // Space and Enter click the focused button natively, which toggles it.
+    }
+    if (t instanceof Element && t.closest("input, textarea, select")) return;
+    if (ev.key === "h" || ev.key === "H") {
+      var btn = document.getElementById("hint-btn");
+      if (btn && !btn.disabled) { ev.preventDefault(); hint(); }
+    }
+    if (document.querySelector(".replay-nav")) {
+      var dir = ev.key === "ArrowLeft" ? "prev" : ev.key === "ArrowRight" ? "next" : null;
+      var link = dir && document.querySelector('[data-replay="' + dir + '"]:not(.disabled)');
+      if (link) { ev.preventDefault(); link.click(); }
+    }
+  });
+
+  // The play frame carries the selected cards; an empty selection sends nothing.
+  document.addEventListener("htmx:wsConfigSend", function (ev) {
+    var form = ev.target;
+    if (form && form.id === "play-form") {
+      var codes = selectedCodes();
+      if (!codes.length) { ev.preventDefault(); return; }
+      ev.detail.parameters.cards = codes.join(" ");
+    }
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", afterUpdate);
+  document.addEventListener("htmx:afterSettle", afterUpdate);
+  document.addEventListener("htmx:oobAfterSwap", function () { /* settled in wsAfterMessage */ });
+
+  document.addEventListener("htmx:wsOpen", function (ev) {
+    var conn = document.getElementById("table-conn");
+    if (conn) conn.hidden = true;
+    if (wasOpen && ev.detail && ev.detail.socketWrapper) {
+      // a reconnect: ask for the exact current state
+      ev.detail.socketWrapper.send(JSON.stringify({ intent: "resync" }));
+    }
+    wasOpen = true;
+  });
+  document.addEventListener("htmx:wsClose", function () {
+    var conn = document.getElementById("table-conn");
+    if (conn) conn.hidden = false;
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    baseTitle = document.title;
+    afterUpdate();
+    setInterval(tick, 250);
+  });
+})();
