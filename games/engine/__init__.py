@@ -5,6 +5,7 @@ the beat relation, typed errors. Other engine modules add their names below.
 """
 
 from games.engine.beans import RoomStakes
+from games.engine.bot import bot_action
 from games.engine.cards import (
     BJ,
     RANK_ACE,
@@ -91,6 +92,7 @@ __all__ = [
     "apply",
     "autoplay_action",
     "beats",
+    "bot_action",
     "card_code",
     "card_rank",
     "card_suit",

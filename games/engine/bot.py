@@ -1,0 +1,372 @@
+"""The house bot: ``bot_action(state, seat) -> Action`` for every phase of every variant.
+
+The bot decides only from what ``seat`` may know. ``_Knowledge`` is built from
+``view_for(state, seat)`` (own hand, hand counts, roles as the seat knows them, a revealed
+qq5 partner's hand) and from public facts of the state (the variant, the current top play
+and every play made so far). Other seats' hands are never read: a test swaps cards between
+two other hands and checks that every decision stays the same.
+
+Play: the hand is planned as a set of combinations (``planning.Planner``); leading plays the
+planned combination that is hardest to get rid of (low and long first), holding the strong
+ones and the bombs back, and cashing sure winners first when that ends the hand. Following
+takes a trick from an opponent when that does not make the rest of the hand more expensive,
+never beats a known partner unless it goes out, and keeps bombs for an opponent close to
+going out or for the bot's own finish. Bids, grabs, reveals, doubles and calls come from the
+price of the planned hand (fewer and stronger plays: a stronger hand).
+
+Deterministic: no randomness at all; the same state gives the same action.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from games.engine.cards import BJ, SJ, card_rank, parse_cards, ranks_of
+from games.engine.combos import Combo, reading_to_lead
+from games.engine.hand import autoplay_action, default_action, legal_actions, waiting_seats
+from games.engine.moves import legal_plays
+from games.engine.planning import Group, Plan, counts_of, planner_for
+from games.engine.state import (
+    BID,
+    CALL,
+    CALL_FRIEND,
+    DOUBLE,
+    GRAB,
+    HIDDEN_SOLO,
+    OPEN_SOLO,
+    PARTNER,
+    PASS,
+    PHASE_PLAY,
+    PLAY,
+    REVEAL,
+    Action,
+    HandState,
+)
+from games.engine.variants import Variant
+from games.engine.views import view_for
+
+__all__ = ["bot_action"]
+
+
+@dataclass(frozen=True)
+class _Knowledge:
+    """Everything the bot uses: one seat's view of the hand."""
+
+    variant: Variant
+    seat: int
+    seats: int
+    phase: str
+    hand: tuple[int, ...]  # own card codes
+    counts: tuple[int, ...]  # cards left per seat (public)
+    landlord: int | None
+    allies: frozenset[int]  # known partners
+    enemies: frozenset[int]  # known opponents
+    unknown: frozenset[int]  # seats whose side this seat does not know yet
+    role: str | None
+    top: Combo | None  # the current top play (public)
+    top_seat: int | None
+    unseen: tuple[int, ...]  # rank counts of cards neither held, seen in a partner hand nor played
+    view: dict
+
+    @property
+    def rivals(self) -> frozenset[int]:
+        """Seats to play against: known opponents, and unknown seats when most are opponents."""
+        if self.role == "landlord":
+            return self.enemies | self.unknown
+        return self.enemies
+
+
+def _knowledge(state: HandState, seat: int) -> _Knowledge:
+    view = view_for(state, seat)
+    v = state.variant
+    hand = parse_cards(view["hand"]) if view["hand"] else ()
+    counts = tuple(view["hand_counts"])
+    landlord = view["landlord"]
+    role = view.get("role")
+    teams = view["teams"]
+    others = frozenset(s for s in range(v.seats) if s != seat)
+    if teams["complete"]:
+        side = teams["landlord"] if seat in teams["landlord"] else teams["farmer"]
+        allies = frozenset(side) - {seat}
+        enemies = others - allies
+        unknown: frozenset[int] = frozenset()
+    elif role == "partner" and landlord is not None:
+        allies = frozenset({landlord})
+        enemies = others - allies
+        unknown = frozenset()
+    elif role == "landlord":
+        allies = enemies = frozenset()
+        unknown = others
+    else:
+        allies = frozenset()
+        enemies = frozenset({landlord}) if landlord is not None else frozenset()
+        unknown = others - enemies
+    seen = Counter(ranks_of(hand))
+    for p in view.get("plays", []):
+        seen.update(ranks_of(parse_cards(p["cards"])))
+    if view.get("partner_hand"):
+        seen.update(ranks_of(parse_cards(view["partner_hand"])))
+    total = [0] * 18
+    for r in range(3, 16):
+        total[r] = 4 * v.decks
+    total[SJ] = total[BJ] = v.decks
+    unseen = tuple(max(0, total[r] - seen.get(r, 0)) for r in range(18))
+    top = state.top.combo if state.top is not None else None  # public: everyone sees it
+    top_seat = state.top.seat if state.top is not None else None
+    return _Knowledge(
+        variant=v,
+        seat=seat,
+        seats=v.seats,
+        phase=state.phase,
+        hand=tuple(sorted(hand)),
+        counts=counts,
+        landlord=landlord,
+        allies=allies,
+        enemies=enemies,
+        unknown=unknown,
+        role=role,
+        top=top,
+        top_seat=top_seat,
+        unseen=unseen,
+        view=view,
+    )
+
+
+# --------------------------------------------------------------------------- entry point
+def bot_action(state: HandState, seat: int) -> Action:
+    """The house bot's decision for ``seat`` (which must be waiting for a decision)."""
+    if state.finished or seat not in waiting_seats(state):
+        return default_action(state, seat)  # raises the engine's typed error
+    k = _knowledge(state, seat)
+    try:
+        if state.phase == PHASE_PLAY:
+            return _play(k)
+        return _decide(state, k)
+    except (ValueError, KeyError, IndexError, StopIteration):  # pragma: no cover - safety net
+        return autoplay_action(state, seat)
+
+
+# --------------------------------------------------------------------------- hand strength
+def _price(v: Variant, ranks: tuple[int, ...] | list[int]) -> float:
+    return planner_for(v).price(counts_of(ranks))
+
+
+def _strength(v: Variant, hand: tuple[int, ...]) -> float:
+    """How good a hand is: minus the price per card of its plan (higher = stronger).
+
+    Normalised by the hand size so that 17-card and 38-card hands read on one scale: 0 is a
+    hand that goes out in one play, an average hand sits around -0.3.
+    """
+    ranks = ranks_of(hand)
+    return -_price(v, ranks) / max(1, len(ranks)) * 4
+
+
+# --------------------------------------------------------------------------- decisions
+def _decide(state: HandState, k: _Knowledge) -> Action:
+    seat = k.seat
+    choices = legal_actions(state, seat)
+    if not choices:
+        return default_action(state, seat)
+    act = choices[0].act
+    v = k.variant
+    s = _strength(v, k.hand)
+    if act == BID:
+        bid = 3 if s > -0.9 else 2 if s > -1.2 else 1 if s > -1.5 else 0
+        allowed = [c.value for c in choices]
+        if bid not in allowed:
+            bid = 0
+        return Action(seat, BID, bid)
+    if act == DOUBLE:
+        landlord_side = k.role in ("landlord", "partner")
+        threshold = -1.0 if landlord_side else -0.8
+        return Action(seat, DOUBLE, s > threshold)
+    if act == REVEAL:
+        return Action(seat, REVEAL, s > -1.2)
+    if act == GRAB:
+        grabs = [c.value for c in choices if c.value is not None]
+        already = sum(1 for g in k.view.get("grabs", []) if g["seat"] == seat)
+        # grab (become landlord) with a strong hand; a second grab only with a very strong one
+        want = (s > -1.1 and already == 0) or (s > -0.7 and already == 1)
+        if want and grabs:
+            return Action(seat, GRAB, max(grabs, key=_grab_order))
+        return Action(seat, GRAB, None)
+    if act == PARTNER:
+        options = [c.value for c in choices]
+        if OPEN_SOLO in options and s > -0.35:
+            return Action(seat, PARTNER, OPEN_SOLO)
+        if HIDDEN_SOLO in options and s > -0.55:
+            return Action(seat, PARTNER, HIDDEN_SOLO)
+        if CALL_FRIEND in options:
+            return Action(seat, PARTNER, CALL_FRIEND)
+        return Action(seat, PARTNER, options[0])
+    if act == CALL:
+        return Action(seat, CALL, _call_card(k, [c.value for c in choices], s))
+    return default_action(state, seat)
+
+
+def _grab_order(code: int) -> int:
+    if code >= 52:
+        return 10 + code  # BJ > SJ > naturals
+    return code % 4  # ♠ > ♥ > ♣ > ♦ for the 明牌 rank
+
+
+def _call_card(k: _Knowledge, cards: list[int], s: float) -> int:
+    """fenzhou5: a card held twice plays alone (strong hands); else the highest card held once
+    (the partner then holds a high card too)."""
+    held = Counter(k.hand)
+    twice = [c for c in cards if held[c] == 2]
+    once = [c for c in cards if held[c] == 1]
+    if twice and (s > -0.45 or not once):
+        return max(twice, key=lambda c: (card_rank(c), c))
+    pool = once or cards
+    return max(pool, key=lambda c: (card_rank(c), c))
+
+
+# --------------------------------------------------------------------------- play
+def _codes_for(hand: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
+    pool = list(hand)
+    out = []
+    for rank in ranks:
+        code = next(c for c in pool if card_rank(c) == rank)
+        pool.remove(code)
+        out.append(code)
+    return tuple(sorted(out))
+
+
+def _play_action(k: _Knowledge, combo: Combo) -> Action:
+    return Action(k.seat, PLAY, combo.kind, _codes_for(k.hand, combo.ranks))
+
+
+def _play(k: _Knowledge) -> Action:
+    return _lead(k) if k.top is None else _follow(k)
+
+
+def _remove(ranks: tuple[int, ...], play: tuple[int, ...]) -> tuple[int, ...]:
+    rest = Counter(ranks)
+    rest.subtract(play)
+    return tuple(sorted(rest.elements()))
+
+
+def _min_rival(k: _Knowledge) -> int:
+    counts = [k.counts[s] for s in k.rivals]
+    return min(counts) if counts else 99
+
+
+def _beatable(k: _Knowledge, g: Group | Combo) -> bool:
+    """Could the unseen cards beat this play with a play of its own kind (bombs aside)?"""
+    u = k.unseen
+    kind = g.kind
+    key = g.key
+    if kind in ("bomb", "joker_bomb", "rocket", "chain_bomb", "missile", "multi_chain_bomb"):
+        return False
+    if kind == "nuke":
+        return False
+    if kind == "single":
+        return any(u[r] for r in range(key + 1, 18))
+    if kind == "pair":
+        pair_ok = k.variant.joker_pairs
+        return any(u[r] >= 2 for r in range(key + 1, 16 + (2 if pair_ok else 0)))
+    if kind in ("triple", "triple_single", "triple_pair"):
+        return any(u[r] >= 3 for r in range(key + 1, 16))
+    return True  # chains: assume someone may hold one
+
+
+def _lead(k: _Knowledge) -> Action:
+    v = k.variant
+    ranks = ranks_of(k.hand)
+    # go out at once
+    whole = reading_to_lead(v, ranks, final=True)
+    if whole is not None:
+        return _play_action(k, whole)
+    plan = planner_for(v).plan(counts_of(ranks))
+    options: list[Combo] = []
+    for g in plan.groups:
+        final = len(g.ranks) == len(ranks)
+        combo = reading_to_lead(v, g.ranks, final=final)
+        if combo is not None:
+            options.append(combo)
+    if not options:
+        plays = legal_plays(v, ranks, None)
+        return _play_action(k, plays[0])
+    # finish: when every planned play but one is a sure winner, cash the winners first
+    sure = [c for c in options if not _beatable(k, c)]
+    if len(options) - len(sure) <= 1 and sure:
+        # bombs last among the winners (they also win later), the rest by strength
+        return _play_action(k, min(sure, key=lambda c: (c.is_bomb, -len(c.ranks), c.key)))
+    non_bombs = [c for c in options if not c.is_bomb]
+    if not non_bombs:
+        return _play_action(k, min(options, key=lambda c: c.bomb_power or ()))
+    danger = _min_rival(k)
+    ally_low = [s for s in k.allies if k.counts[s] == 1]
+    singles = [c for c in non_bombs if c.kind == "single"]
+    if ally_low and singles and danger > 1:
+        return _play_action(k, min(singles, key=lambda c: c.key))
+    price = {c.ranks: _group_price(plan, c) for c in non_bombs}
+
+    def lead_value(c: Combo) -> tuple[float, int]:
+        value = price[c.ranks] + 0.08 * len(c.ranks)
+        n = len(c.ranks)
+        if danger <= 2 and n <= danger and c.kind in ("single", "pair"):
+            value -= 3  # a rival is about to go out: do not feed him his size
+        return (-value, c.key)
+
+    choice = min(non_bombs, key=lead_value)
+    if danger <= 2 and len(choice.ranks) <= danger and choice.kind in ("single", "pair"):
+        # only small plays left: lead the strongest of that kind to keep him in check
+        same = [c for c in non_bombs if c.kind == choice.kind]
+        choice = max(same, key=lambda c: c.key)
+    return _play_action(k, choice)
+
+
+def _group_price(plan: Plan, combo: Combo) -> float:
+    for g in plan.groups:
+        if g.ranks == combo.ranks:
+            return g.price
+    return 1.0
+
+
+def _follow(k: _Knowledge) -> Action:
+    v = k.variant
+    top = k.top
+    assert top is not None
+    ranks = ranks_of(k.hand)
+    cands = legal_plays(v, ranks, top)
+    passing = Action(k.seat, PASS)
+    if not cands:
+        return passing
+    for c in cands:
+        if len(c.ranks) == len(ranks):
+            return _play_action(k, c)  # go out
+    owner = k.top_seat
+    if owner in k.allies:
+        return passing
+    rival = owner in k.rivals
+    planner = planner_for(v)
+    base = planner.price(counts_of(ranks))
+    owner_left = k.counts[owner] if owner is not None else 99
+    danger = rival and owner_left <= 3
+    best: tuple[float, Combo] | None = None
+    for c in cands:
+        if c.is_bomb:
+            continue
+        after = planner.price(counts_of(_remove(ranks, c.ranks)))
+        score = after - base
+        if best is None or score < best[0] or (score == best[0] and c.key < best[1].key):
+            best = (score, c)
+    if best is not None:
+        score, c = best
+        limit = 0.35 if rival else -0.3
+        if danger or score <= limit:
+            return _play_action(k, c)
+    bombs = [c for c in cands if c.is_bomb]
+    if bombs and rival:
+        weakest = min(bombs, key=lambda c: c.bomb_power or ())
+        rest = _remove(ranks, weakest.ranks)
+        rest_plan = planner.plan(counts_of(rest))
+        winning = rest_plan.plays <= 1 or (
+            rest_plan.plays == 2 and any(not _beatable(k, g) for g in rest_plan.groups)
+        )
+        if danger or _min_rival(k) <= 2 or winning:
+            return _play_action(k, weakest)
+    return passing

@@ -1,0 +1,245 @@
+"""The house bot (games/engine/bot.py): legal in every phase of every variant, plays hands to
+the end on its own, decides only from what its seat may know, and beats 托管."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine.bot import bot_action
+from games.engine.dealing import deal
+from games.engine.hand import (
+    apply,
+    autoplay_action,
+    default_action,
+    start_hand,
+    waiting_seats,
+)
+from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PHASE_PLAY, HandState
+from games.engine.variants import find_variant
+from games.engine.views import view_for
+from tests.engine.hand_helpers import VARIANT_KEYS, play_random_hand
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _options(variant_key: str, rng: random.Random) -> dict:
+    cls = find_variant(variant_key)
+    return {name: rng.choice(choices) for name, choices in cls.option_choices.items()}
+
+
+def _start(variant_key: str, seed: str, options: dict | None = None) -> HandState:
+    v = find_variant(variant_key, **(options or {}))
+    return start_hand(v, deal(v, seed))
+
+
+def _bots_play(state: HandState, limit: int = 3000) -> HandState:
+    steps = 0
+    while not state.finished:
+        seat = waiting_seats(state)[0]
+        state = apply(state, bot_action(state, seat))
+        steps += 1
+        assert steps < limit
+    return state
+
+
+# --------------------------------------------------------------------------- legality
+class BotLegalityTests:
+    @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
+    @SETTINGS
+    @given(seed=st.integers(0, 10**9))
+    def test_every_bot_action_is_accepted_along_random_hands(self, variant_key, seed):
+        """At every state of a random hand (random legal moves, timeouts, 托管 mixed in), the
+        bot's action for each waiting seat is accepted by apply()."""
+        rng = random.Random(seed)
+        checked = []
+
+        def each_state(state: HandState) -> None:
+            if state.finished:
+                return
+            for seat in waiting_seats(state):
+                action = bot_action(state, seat)
+                assert action.seat == seat
+                apply(state, action)  # raises if illegal
+                checked.append(action.act)
+
+        play_random_hand(
+            variant_key,
+            f"bot-legal-{seed}",
+            rng,
+            options=_options(variant_key, rng),
+            each_state=each_state,
+        )
+        assert checked
+
+    @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
+    def test_bot_is_deterministic(self, variant_key):
+        state = _start(variant_key, "bot-determinism")
+        seen = 0
+        while not state.finished and seen < 60:
+            seat = waiting_seats(state)[0]
+            first = bot_action(state, seat)
+            assert bot_action(state, seat) == first
+            state = apply(state, first)
+            seen += 1
+
+    def test_bot_refuses_a_seat_with_no_decision(self):
+        state = _start("classic3", "bot-refuse")
+        idle = next(s for s in range(3) if s not in waiting_seats(state))
+        with pytest.raises(ValueError):
+            bot_action(state, idle)
+
+
+# --------------------------------------------------------------------------- whole hands
+class BotHandTests:
+    @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
+    @pytest.mark.parametrize("n", range(6))
+    def test_bots_alone_play_a_hand_to_the_end(self, variant_key, n):
+        rng = random.Random(n)
+        state = _bots_play(_start(variant_key, f"bots-only-{n}", _options(variant_key, rng)))
+        assert state.finished
+        if state.phase == "redeal":
+            return
+        assert state.winner_side in (LANDLORD_SIDE, FARMER_SIDE)
+        assert sum(state.result.units, Fraction(0)) == 0
+        if state.auto_win is None:
+            assert sum(1 for h in state.hands if not h) == 1
+
+
+# --------------------------------------------------------------------------- hidden information
+def _hidden_seats(state: HandState, seat: int) -> list[int]:
+    """Other seats whose cards ``seat`` cannot see."""
+    view = view_for(state, seat)
+    out = []
+    for s in range(state.seats):
+        if s == seat:
+            continue
+        if "partner_hand" in view and s in state.landlord_side():
+            continue  # a revealed qq5 landlord sees his partner's hand
+        out.append(s)
+    return out
+
+
+def _swap_hidden(state: HandState, seat: int, rng: random.Random) -> HandState | None:
+    """The same state with a few cards swapped between two hands ``seat`` cannot see, or
+    None when no such swap leaves the seat's view unchanged."""
+    hidden = _hidden_seats(state, seat)
+    if len(hidden) < 2:
+        return None
+    protected = {state.marked_card, state.deal.face_up}
+    for _ in range(10):
+        a, b = rng.sample(hidden, 2)
+        ha = [c for c in state.hands[a] if c not in protected]
+        hb = [c for c in state.hands[b] if c not in protected]
+        if not ha or not hb:
+            continue
+        k = rng.randint(1, min(4, len(ha), len(hb)))
+        out_a = rng.sample(ha, k)
+        out_b = rng.sample(hb, k)
+        if sorted(out_a) == sorted(out_b):
+            continue
+        new_a = list(state.hands[a])
+        new_b = list(state.hands[b])
+        for c in out_a:
+            new_a.remove(c)
+        for c in out_b:
+            new_b.remove(c)
+        hands = list(state.hands)
+        hands[a] = tuple(sorted(new_a + out_b))
+        hands[b] = tuple(sorted(new_b + out_a))
+        other = replace(state, hands=tuple(hands))
+        if waiting_seats(other) != waiting_seats(state) and seat not in waiting_seats(other):
+            continue
+        if view_for(other, seat) == view_for(state, seat):
+            return other
+    return None
+
+
+class BotInformationTests:
+    @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(seed=st.integers(0, 10**9))
+    def test_decisions_ignore_other_seats_hidden_cards(self, variant_key, seed):
+        """Two states that differ only in cards swapped between two hands a seat cannot see
+        give that seat the same view and the same bot decision."""
+        rng = random.Random(seed)
+        compared = []
+
+        def each_state(state: HandState) -> None:
+            if state.finished:
+                return
+            for seat in waiting_seats(state):
+                other = _swap_hidden(state, seat, rng)
+                if other is None:
+                    continue
+                assert other.hands != state.hands
+                assert bot_action(other, seat) == bot_action(state, seat)
+                compared.append(state.phase)
+
+        play_random_hand(variant_key, f"bot-hidden-{seed}", rng, each_state=each_state)
+        assert compared
+
+    def test_the_swap_really_changes_the_hidden_hands(self):
+        """Guard against a vacuous test: the swapped states differ in other seats' cards."""
+        state = _start("qq5", "bot-hidden-guard")
+        while state.phase != PHASE_PLAY:
+            seat = waiting_seats(state)[0]
+            state = apply(state, default_action(state, seat))
+        other = _swap_hidden(state, state.turn, random.Random(1))
+        assert other is not None
+        assert other.hands[state.turn] == state.hands[state.turn]
+        assert other.hands != state.hands
+
+
+# --------------------------------------------------------------------------- strength
+def _to_play(state: HandState) -> HandState:
+    """Run the pre-play phases with bots in every seat."""
+    while not state.finished and state.phase != PHASE_PLAY:
+        seat = waiting_seats(state)[0]
+        state = apply(state, bot_action(state, seat))
+    return state
+
+
+def _play_out(state: HandState, bot_seats: frozenset[int]) -> HandState:
+    steps = 0
+    while not state.finished:
+        seat = state.turn
+        action = bot_action(state, seat) if seat in bot_seats else autoplay_action(state, seat)
+        state = apply(state, action)
+        steps += 1
+        assert steps < 3000
+    return state
+
+
+def bot_vs_autoplay(variant_key: str, deals: int, prefix: str = "strength") -> tuple[int, int]:
+    """(bot wins, games): each deal is bid by bots, then played twice from the first lead:
+    bots on the landlord side against 托管 farmers, and 托管 landlords against bot farmers."""
+    wins = games = 0
+    for i in range(deals):
+        start = _to_play(_start(variant_key, f"{prefix}-{variant_key}-{i}"))
+        if start.finished:
+            continue  # classic3 redeal, new5 auto-win
+        landlord_side = frozenset(start.landlord_side())
+        farmer_side = frozenset(start.farmer_side())
+        for bots, side in ((landlord_side, LANDLORD_SIDE), (farmer_side, FARMER_SIDE)):
+            end = _play_out(start, bots)
+            games += 1
+            wins += end.winner_side == side
+    return wins, games
+
+
+class BotStrengthTests:
+    @pytest.mark.parametrize(
+        ("variant_key", "deals"), [("classic3", 40), ("qq5", 30), ("new5", 20), ("fenzhou5", 30)]
+    )
+    def test_bots_beat_autoplay_on_fixed_deals_with_sides_swapped(self, variant_key, deals):
+        """托管 against itself wins exactly half of these games by construction; the bot must
+        win clearly more."""
+        wins, games = bot_vs_autoplay(variant_key, deals)
+        assert games >= deals
+        assert wins / games >= 0.65, (wins, games)
