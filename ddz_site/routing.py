@@ -1,7 +1,11 @@
-"""Websocket routes. Empty until the real-time tables arrive; asgi.py wires this list."""
+"""Websocket routes; asgi.py wires this list behind the origin check and the session auth."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from games.consumers import TableConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),  # type: ignore[arg-type]
+]

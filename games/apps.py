@@ -1,8 +1,31 @@
+import os
+import sys
+
 from django.apps import AppConfig
+from django.conf import settings
 from django.utils.translation import gettext_lazy as _
+
+
+def _serving() -> bool:
+    """Whether this process serves the site (runserver's serving child, daphne, uvicorn)."""
+    argv = sys.argv
+    program = os.path.basename(argv[0]) if argv else ""
+    if program in {"daphne", "uvicorn", "gunicorn", "hypercorn"}:
+        return True
+    if len(argv) > 1 and argv[1] == "runserver":
+        # the autoreloader's parent only watches files; its child (RUN_MAIN) serves
+        return os.environ.get("RUN_MAIN") == "true" or "--noreload" in argv
+    return False
 
 
 class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self) -> None:
+        mode = getattr(settings, "DDZ_DEADLINE_RUNNER", os.environ.get("DDZ_DEADLINE_RUNNER", ""))
+        if (mode or "thread") == "thread" and _serving():
+            from games.deadlines import start_thread
+
+            start_thread()

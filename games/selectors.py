@@ -1,8 +1,9 @@
 """Reads of rooms, tables and hands. The live hand state is the replay of the stored record.
 
-``hand_state`` keeps a small per-process cache keyed by (hand id, version): the version is
-bumped under the table's row lock on every change, so a key never names two different states
-and the database stays the truth (a second process or a restart simply replays). Measured
+``hand_state`` keeps a small per-process cache keyed by (hand id, version, seed commitment):
+the version is bumped under the table's row lock on every change and the commitment is unique
+per deal (a rolled-back id reused later never matches), so a key never names two different
+states and the database stays the truth (a second process or a restart simply replays). Measured
 replay cost of a whole hand: about 20-30 ms (qq5/new5/fenzhou5), so each write replays at most
 once and every render of a broadcast after it hits the cache.
 """
@@ -20,7 +21,8 @@ from games.engine.state import HandState
 from games.models import Hand, HandPlayer, Room, Seat, Table
 
 _CACHE_SIZE = 512
-_cache: OrderedDict[tuple[int, int], HandState] = OrderedDict()
+_Key = tuple[int, int, str]
+_cache: OrderedDict[_Key, HandState] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
@@ -31,19 +33,24 @@ def room_list_active() -> QuerySet[Room]:
 # --------------------------------------------------------------------------- hand state
 
 
-def hand_state_cached(hand_id: int, version: int) -> HandState | None:
+def _key(hand: Hand) -> _Key:
+    return (hand.pk, hand.version, hand.commitment)
+
+
+def hand_state_cached(hand: Hand) -> HandState | None:
     with _cache_lock:
-        state = _cache.get((hand_id, version))
+        state = _cache.get(_key(hand))
         if state is not None:
-            _cache.move_to_end((hand_id, version))
+            _cache.move_to_end(_key(hand))
         return state
 
 
-def hand_state_remember(hand_id: int, version: int, state: HandState) -> None:
+def hand_state_remember(hand: Hand, state: HandState) -> None:
     """Remember a committed state (services call this from ``transaction.on_commit``)."""
+    key = _key(hand)
     with _cache_lock:
-        _cache[(hand_id, version)] = state
-        _cache.move_to_end((hand_id, version))
+        _cache[key] = state
+        _cache.move_to_end(key)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
 
@@ -51,11 +58,11 @@ def hand_state_remember(hand_id: int, version: int, state: HandState) -> None:
 def hand_state(hand: Hand) -> HandState:
     """The live state of ``hand``: the replay of its record (cached per version)."""
     actions = hand.record.get("actions") or []
-    state = hand_state_cached(hand.pk, hand.version)
+    state = hand_state_cached(hand)
     if state is not None and len(state.history) == len(actions):
         return state
     state = replay(hand.record)
-    hand_state_remember(hand.pk, hand.version, state)
+    hand_state_remember(hand, state)
     return state
 
 

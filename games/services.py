@@ -701,7 +701,7 @@ class _Run:
         else:
             hand.save(update_fields=fields)
         HandAction.objects.bulk_create(self.rows)
-        self._remember_on_commit(hand.pk, new_version, state)
+        self._remember_on_commit(hand, state)
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
         self.table.version += 1
@@ -709,8 +709,9 @@ class _Run:
         _broadcast_on_commit(self.table.pk)
 
     @staticmethod
-    def _remember_on_commit(hand_id: int, version: int, state: HandState) -> None:
-        transaction.on_commit(lambda: selectors.hand_state_remember(hand_id, version, state))
+    def _remember_on_commit(hand: Hand, state: HandState) -> None:
+        key = Hand(pk=hand.pk, version=hand.version, commitment=hand.commitment)
+        transaction.on_commit(lambda: selectors.hand_state_remember(key, state))
 
 
 def decision_seconds(room: Room, state: HandState) -> int:

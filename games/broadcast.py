@@ -1,0 +1,106 @@
+"""Push a table's new state to everyone watching it, each audience its own rendering.
+
+Groups (names: ASCII, dots, under 100 characters):
+  ``table.<id>.user.<uid>``  every socket of that user at that table; a seated user's frames are
+                             rendered for his seat (``view_for``) and go to him alone.
+  ``table.<id>.public``      every socket at the table; frames rendered from ``public_view``.
+A seated user's socket is in both groups and drops the public frame (the event names the seated
+users), so a seat's hidden cards never travel through a shared group, and a seat group can never
+reach the next occupant of that seat.
+
+Called after commit only (``transaction.on_commit`` in games/services.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from games import selectors
+from games.models import Hand, Seat, Table
+
+logger = logging.getLogger(__name__)
+
+EVENT_TYPE = "table.html"
+
+_loop_lock = threading.Lock()
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def public_group(table_id: int) -> str:
+    return f"table.{int(table_id)}.public"
+
+
+def user_group(table_id: int, user_id: int) -> str:
+    return f"table.{int(table_id)}.user.{int(user_id)}"
+
+
+def remember_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """The consumers' event loop: the in-memory channel layer must be used from it, so pushes
+    from a plain thread (the in-process deadline runner) are handed over to it."""
+    global _server_loop
+    with _loop_lock:
+        _server_loop = loop
+
+
+def render_for(*, table: Table, hand: Hand | None, seat_index: int | None, user: Any) -> str:
+    """All screen regions of ``table`` for one audience (``seat_index`` None: spectators)."""
+    from games.rendering import render_table_regions
+
+    return render_table_regions(table=table, hand=hand, seat_index=seat_index, user=user)
+
+
+def render_error(*, message: str) -> str:
+    from games.rendering import render_error as render
+
+    return render(message=message)
+
+
+def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
+    """(group, event) for every audience of the table's current state."""
+    table = selectors.table_get(table_id=table_id)
+    if table is None:
+        return []
+    hand = selectors.table_current_hand(table=table)
+    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+    seated = [s for s in seats if s.user_id is not None]
+    frames: list[tuple[str, dict[str, Any]]] = []
+    for seat in seated:
+        html = render_for(table=table, hand=hand, seat_index=seat.index, user=seat.user)
+        frames.append((user_group(table.pk, seat.user_id), {"type": EVENT_TYPE, "html": html}))
+    public = render_for(table=table, hand=hand, seat_index=None, user=None)
+    frames.append(
+        (
+            public_group(table.pk),
+            {"type": EVENT_TYPE, "html": public, "skip_users": [s.user_id for s in seated]},
+        )
+    )
+    return frames
+
+
+def _send(group: str, event: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    loop = _server_loop
+    if (
+        getattr(threading.current_thread(), "ddz_deadline_runner", False)
+        and loop is not None
+        and loop.is_running()
+        and type(layer).__name__ == "InMemoryChannelLayer"
+    ):
+        # the in-memory layer lives in the server's loop: hand the send over to it
+        asyncio.run_coroutine_threadsafe(layer.group_send(group, event), loop).result(timeout=10)
+        return
+    async_to_sync(layer.group_send)(group, event)
+
+
+def table_changed(table_id: int) -> None:
+    """Render and send the table's state to each audience (after commit)."""
+    for group, event in audience_frames(table_id):
+        _send(group, event)

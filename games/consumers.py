@@ -1,0 +1,146 @@
+"""The table websocket: transport only (STYLE.md §2, §5). It authenticates, joins the table's
+groups, turns frames into intents for the services, and sends each socket its own rendering.
+
+URL ``/ws/table/<table_id>/``. Close codes: 4401 not signed in, 4404 no such table.
+Outbound frames are HTML (every screen region, swapped in by id by the htmx ws extension);
+errors go to the sender alone as the ``#table-error`` partial, after a full resync of the
+sender's view when the refusal was a stale version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils.translation import gettext as _
+
+from games import broadcast, selectors, services
+from games.errors import ActionRejected, ErrorCode
+from games.intents import Intent, parse_frame
+from games.models import Hand
+
+logger = logging.getLogger(__name__)
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NO_TABLE = 4404
+
+
+def _render_state(table_id: int, user: Any) -> str:
+    table = selectors.table_get(table_id=table_id)
+    if table is None:
+        raise ActionRejected.of(ErrorCode.TABLE_NOT_FOUND)
+    seat = selectors.seat_of_user(table=table, user=user)
+    hand = selectors.table_current_hand(table=table)
+    return broadcast.render_for(
+        table=table, hand=hand, seat_index=seat.index if seat else None, user=user
+    )
+
+
+def _active_hand(table_id: int, intent: Intent) -> Hand:
+    hand = selectors.table_active_hand(table=table_id)
+    if hand is None:
+        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
+    if intent.hand_id is not None and intent.hand_id != hand.pk:
+        raise ActionRejected.of(
+            ErrorCode.STALE_VERSION, detail=f"hand {intent.hand_id} is not the current hand"
+        )
+    return hand
+
+
+def _act(table_id: int, user: Any, intent: Intent) -> None:
+    hand = _active_hand(table_id, intent)
+    assert intent.action is not None
+    services.hand_submit_action(
+        hand_id=hand.pk, user=user, action=intent.action, expected_version=intent.version
+    )
+
+
+def _autoplay(table_id: int, user: Any, intent: Intent) -> None:
+    hand = _active_hand(table_id, intent)
+    services.seat_set_autoplay(hand_id=hand.pk, user=user, enabled=bool(intent.enabled))
+
+
+def _table_exists(table_id: int) -> bool:
+    return selectors.table_get(table_id=table_id) is not None
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    table_id: int
+    user: Any
+
+    async def connect(self) -> None:
+        self.joined: list[str] = []
+        self.user = self.scope.get("user")
+        await self.accept()
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        except (KeyError, TypeError, ValueError):
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        if not await database_sync_to_async(_table_exists)(self.table_id):
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        broadcast.remember_server_loop(asyncio.get_running_loop())
+        for group in (
+            broadcast.public_group(self.table_id),
+            broadcast.user_group(self.table_id, self.user.pk),
+        ):
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.joined.append(group)
+        await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
+        await self.send_state()
+
+    async def disconnect(self, code: int) -> None:
+        for group in getattr(self, "joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if getattr(self, "joined", None):
+            await self._call(services.seat_disconnect, table_id=self.table_id, user=self.user)
+            self.joined = []
+
+    async def _call(self, func: Any, **kwargs: Any) -> None:
+        try:
+            await database_sync_to_async(func)(**kwargs)
+        except ActionRejected as error:
+            logger.info("table %s: %s", getattr(self, "table_id", "?"), error)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not getattr(self, "joined", None):
+            return
+        try:
+            intent = parse_frame(text_data if bytes_data is None else None)
+            if intent.table_id is not None and intent.table_id != self.table_id:
+                raise ActionRejected.of(
+                    ErrorCode.WRONG_TABLE, detail=f"table {intent.table_id} != {self.table_id}"
+                )
+            if intent.kind == "resync":
+                await self.send_state()
+            elif intent.kind == "act":
+                await database_sync_to_async(_act)(self.table_id, self.user, intent)
+            elif intent.kind == "autoplay":
+                await database_sync_to_async(_autoplay)(self.table_id, self.user, intent)
+        except ActionRejected as error:
+            if error.code is ErrorCode.STALE_VERSION:
+                await self.send_state()
+            await self.send_error(error.message)
+        except Exception:
+            logger.exception("table %s: frame failed", self.table_id)
+            await self.send_error(_("Something went wrong; the table is unchanged."))
+
+    async def send_state(self) -> None:
+        html = await database_sync_to_async(_render_state)(self.table_id, self.user)
+        await self.send(text_data=html)
+
+    async def send_error(self, message: str) -> None:
+        await self.send(text_data=broadcast.render_error(message=message))
+
+    async def table_html(self, event: dict[str, Any]) -> None:
+        """A rendering for this socket's audience (the public one is skipped when seated)."""
+        if self.user.pk in (event.get("skip_users") or ()):
+            return
+        await self.send(text_data=event["html"])

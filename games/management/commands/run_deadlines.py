@@ -1,0 +1,28 @@
+"""Apply hand deadlines (timeouts, disconnect grace) in a loop; safe to run in several copies."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from games.deadlines import hand_apply_due_deadlines, poll_seconds, run_forever
+
+
+class Command(BaseCommand):
+    help = "Apply due hand deadlines: timeouts and 托管 for disconnected players (loops)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--once", action="store_true", help="one pass, then exit")
+        parser.add_argument("--interval", type=float, default=None, help="seconds between passes")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["once"]:
+            moved = hand_apply_due_deadlines()
+            self.stdout.write(f"hands moved: {moved}")
+            return
+        interval = options["interval"] if options["interval"] is not None else poll_seconds()
+        self.stdout.write(f"applying deadlines every {interval} s (Ctrl-C to stop)")
+        with contextlib.suppress(KeyboardInterrupt):
+            run_forever(interval=interval)

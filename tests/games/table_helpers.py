@@ -1,0 +1,136 @@
+"""Shared helpers of the table/hand tests (services, consumer, deadlines, leaks).
+
+``live_db``: a transactional database for tests whose code runs in other threads (channels'
+``database_sync_to_async``, deadline claimers). SQLite flushes a transactional test with
+DELETE, which the append-only triggers of the ledger and the hand log refuse; the fixture drops
+them just before pytest-django's flush and every database test that needs them (re)creates them
+(``append_only_triggers``). PostgreSQL flushes with TRUNCATE, which row triggers do not see.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from accounts.models import User
+from games import services
+from games.engine.hand import autoplay_action, legal_actions, waiting_seats
+from games.models import Hand, Room, Seat, Table
+from games.selectors import hand_state
+
+_room_names = itertools.count(1)
+
+_TRIGGER_MIGRATIONS = (
+    "accounts.migrations.0002_ledger_append_only_triggers",
+    "games.migrations.0003_handaction_append_only_triggers",
+)
+_SQLITE_TRIGGERS = (
+    "beanentry_no_update",
+    "beanentry_no_delete",
+    "handaction_no_update",
+    "handaction_no_delete",
+)
+
+BEANS = 1_000_000
+
+
+def ensure_triggers() -> None:
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        for name in _TRIGGER_MIGRATIONS:
+            for statement in importlib.import_module(name).SQLITE_CREATE:
+                cursor.execute(statement)
+
+
+def drop_triggers() -> None:
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        for name in _SQLITE_TRIGGERS:
+            cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
+
+
+@pytest.fixture
+def append_only_triggers(db):
+    ensure_triggers()
+
+
+@pytest.fixture
+def live_db(transactional_db):
+    """A transactional database (data committed, visible to other threads)."""
+    ensure_triggers()
+    yield
+    drop_triggers()  # runs before pytest-django's flush (this fixture depends on it)
+
+
+def make_room(variant: str = "classic3", **fields: Any) -> Room:
+    fields.setdefault("name", f"room {variant} {next(_room_names)}")
+    return services.room_create(variant=variant, **fields)
+
+
+def make_player(name: str | None = None, *, beans: int = BEANS) -> User:
+    from accounts.services import beans_grant
+
+    user = User.objects.create_user(
+        username=name or f"p{next(_room_names)}", password="pass-word-123"
+    )
+    if beans:
+        beans_grant(user=user, amount=beans)
+    return user
+
+
+def seated_table(room: Room, humans: list[User], *, bots: int | None = None) -> Table:
+    """A table of ``room`` with ``humans`` on seats 0.. and bots on the rest."""
+    table = services.table_create(room=room)
+    for user in humans:
+        services.table_join(table_id=table.pk, user=user)
+    services.table_fill_with_bots(table_id=table.pk)
+    return table
+
+
+def active_hand(table: Table | int) -> Hand | None:
+    table_id = table if isinstance(table, int) else table.pk
+    return Hand.objects.filter(table_id=table_id, status=Hand.Status.ACTIVE).first()
+
+
+def client_action(state: Any, seat: int) -> dict[str, Any]:
+    """The 托管 choice of ``seat`` as a client would send it (no seat)."""
+    action = autoplay_action(state, seat)
+    if action.act == "bid":  # 托管 never bids; bid the most so classic3 deals are played
+        action = max(
+            (a for a in legal_actions(state, seat) if a.act == "bid"), key=lambda a: a.value
+        )
+    data = action.to_json()
+    data.pop("seat")
+    return data
+
+
+def users_by_seat(table: Table) -> dict[int, User]:
+    return {
+        s.index: s.user
+        for s in Seat.objects.filter(table=table, user__isnull=False).select_related("user")
+    }
+
+
+def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
+    """Let the humans play (their 托管 choices, through the service) until no hand is active;
+    returns the last hand."""
+    users = users_by_seat(table)
+    for _ in range(limit):
+        hand = active_hand(table)
+        if hand is None:
+            return Hand.objects.filter(table=table).order_by("-number").first()
+        state = hand_state(hand)
+        seat = next(s for s in waiting_seats(state) if s in users)
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[seat],
+            action=client_action(state, seat),
+            expected_version=hand.version,
+        )
+    raise AssertionError("the hand did not end")
