@@ -130,6 +130,8 @@ class _Interned(dict[tuple[int, ...], Combo]):
     def __init__(self, build: Callable[[tuple[int, ...]], Combo]) -> None:
         super().__init__()
         self.build = build
+        # For two-kicker bodies: per first kicker, ([(a, a) play], [(a, b) plays, b > a]).
+        self.rows: list[tuple[list[Combo], list[Combo]]] | None = None
 
     def __missing__(self, wing: tuple[int, ...]) -> Combo:
         combo = self[wing] = self.build(wing)
@@ -157,6 +159,7 @@ class _Generator:
         # chain has one position per distinct rank. A..K (positions 1..13) is never
         # generated: the same ranks read as 2..A with the higher top (combos._run_top).
         self.max_run = len(v.chain_positions)
+        self.skip_low_full_run = len(self.pos_rank) > self.max_run
         self.limit = v.non_bomb_max_per_rank or _NO_LIMIT
         limit = self.limit
         self._cache: dict[Any, Combo] = {}
@@ -298,16 +301,33 @@ class _Generator:
         hit = self._runs_cache.get(cache_key)
         if hit is not None:
             return hit
-        npos = len(self.pos_rank)
-        found = []
-        for length in range(min_len, min(max_len, self.max_run) + 1):
-            for start in range(npos - length + 1):
-                window = ((1 << length) - 1) << start
-                if mask & window != window:
-                    continue
-                if length == self.max_run and npos > self.max_run and start == 0:
-                    continue  # new5 A..K: the same ranks are read as 2..A (higher top)
-                found.append((start, length))
+        max_len = min(max_len, self.max_run)
+        # Maximal stretches of set bits, then every window of an allowed length inside one.
+        stretches = []
+        i = 0
+        rest = mask
+        while rest:
+            if rest & 1:
+                j = i
+                while rest & 1:
+                    rest >>= 1
+                    j += 1
+                if j - i >= min_len:
+                    stretches.append((i, j - i))
+                i = j
+            else:
+                rest >>= 1
+                i += 1
+        found = [
+            (start, length)
+            for lo, size in stretches
+            for length in range(min_len, min(max_len, size) + 1)
+            for start in range(lo, lo + size - length + 1)
+        ]
+        if self.skip_low_full_run:
+            # new5 A..K (positions 1..13): the same ranks are read as 2..A (higher top).
+            found = [(st, ln) for st, ln in found if not (st == 0 and ln == self.max_run)]
+        found.sort(key=_by_length_then_start)
         result = self._runs_cache[cache_key] = tuple(found)
         return result
 
@@ -518,10 +538,8 @@ class _Generator:
             if kind == "plane_single":
                 if k == 2 and self.plain_repeats:
                     # Fast path (classic3 permissive): any 2 held cards outside the body.
-                    ranks = [r for r in self.kicker_ranks if counts[r] and r not in body]
-                    table = self._body_table(kind, start, k, key, body)
-                    out.extend(
-                        [table[w] for w in _cwr(ranks, 2) if w[0] != w[1] or counts[w[0]] >= 2]
+                    self._two_kickers(
+                        counts, out, self._body_table(kind, start, k, key, body), body
                     )
                     continue
                 wings = self._single_kickers(counts, body, k)
@@ -570,17 +588,42 @@ class _Generator:
             if counts[q] < 4 or q <= lo:
                 continue
             excl = (q,)
+            table = self._bodies.get((kind, q, 1))
+            if table is None:
+                table = self._bodies[(kind, q, 1)] = _Interned(
+                    lambda w, kd=kind, r=q: Combo(kd, tuple(sorted((r, r, r, r, *w))), r)
+                )
             if kind == "four_two_singles":
+                if self.plain_repeats:
+                    self._two_kickers(counts, out, table, excl)
+                    continue
                 wings = self._single_kickers(counts, excl, 2)
             else:
                 wings = self._pair_wings_any(counts, excl)
             if wings:
-                table = self._bodies.get((kind, q, 1))
-                if table is None:
-                    table = self._bodies[(kind, q, 1)] = _Interned(
-                        lambda w, kd=kind, r=q: Combo(kd, tuple(sorted((r, r, r, r, *w))), r)
-                    )
                 out.extend([table[w] for w in wings])
+
+    def _two_kickers(
+        self, counts: list[int], out: list[Combo], table: _Interned, exclude: Sequence[int]
+    ) -> None:
+        """Any two held single kickers outside ``exclude`` (repeats allowed, no other limit),
+        in lexicographic order: per first kicker a, (a, a) if held twice, then ``compress``
+        picks the held b > a from a prebuilt row of the body's plays."""
+        rows = table.rows
+        end = self.single_kicker_end
+        if rows is None:
+            rows = table.rows = [
+                ([table[(a, a)]], [table[(a, b)] for b in range(a + 1, end)]) for a in range(3, end)
+            ]
+        held = counts[3:end]
+        for r in exclude:
+            held[r - 3] = 0
+        for i, c in enumerate(held):
+            if c:
+                same, row = rows[i]
+                if c >= 2:
+                    out.extend(same)
+                out.extend(compress(row, held[i + 1 :]))
 
     def _pair_wings_any(self, counts: list[int], exclude: Sequence[int]) -> list[tuple[int, ...]]:
         """Two natural pairs for 四带两对 (never required to be consecutive)."""
@@ -720,6 +763,10 @@ class _Generator:
             resolved.append(combo)
         resolved.sort(key=play_order_key)
         return resolved
+
+
+def _by_length_then_start(run: tuple[int, int]) -> tuple[int, int]:
+    return (run[1], run[0])
 
 
 def _bomb_sort_key(combo: Combo) -> tuple[Any, ...]:
