@@ -189,7 +189,18 @@ class _Generator:
         self.kicker_ranks = tuple(range(3, 18)) if v.kicker_jokers else _NATURALS
         # Single kickers that may repeat a rank with no other limit (classic3 permissive).
         self.plain_repeats = (
-            v.kicker_repeats and v.kicker_both_jokers and v.non_bomb_max_per_rank is None
+            v.kicker_repeats
+            and v.kicker_both_jokers
+            and v.kicker_jokers
+            and v.non_bomb_max_per_rank is None
+        )
+        # Pair wings that may repeat a rank, free of runs, refusals and extras (classic3).
+        self.plain_pair_repeats = (
+            v.wing_pair_repeats
+            and not v.wings_consecutive
+            and not v.forbidden_wings
+            and not v.special_wings
+            and v.non_bomb_max_per_rank is None
         )
         # Bombs: natural bombs by (rank, size), joker bombs by (SJ count, BJ count).
         max_copies = 4 * v.decks
@@ -538,12 +549,15 @@ class _Generator:
             if kind == "plane_single":
                 if k == 2 and self.plain_repeats:
                     # Fast path (classic3 permissive): any 2 held cards outside the body.
-                    self._two_kickers(
-                        counts, out, self._body_table(kind, start, k, key, body), body
-                    )
+                    table = self._body_table(kind, start, k, key, body)
+                    self._two_kickers(self._held_singles(counts, body), out, table)
                     continue
                 wings = self._single_kickers(counts, body, k)
             else:
+                if k == 2 and self.plain_pair_repeats:
+                    table = self._body_table(kind, start, k, key, body)
+                    self._two_kickers(self._held_pairs(counts, body), out, table, pairs=True)
+                    continue
                 wings = self._pair_wings(counts, body, k)
                 if k == 2 and v.special_wings:
                     extra = [w for w in v.special_wings if self._holds(counts, w, body)]
@@ -595,35 +609,59 @@ class _Generator:
                 )
             if kind == "four_two_singles":
                 if self.plain_repeats:
-                    self._two_kickers(counts, out, table, excl)
+                    self._two_kickers(self._held_singles(counts, excl), out, table)
                     continue
                 wings = self._single_kickers(counts, excl, 2)
             else:
+                if self.plain_pair_repeats:
+                    self._two_kickers(self._held_pairs(counts, excl), out, table, pairs=True)
+                    continue
                 wings = self._pair_wings_any(counts, excl)
             if wings:
                 out.extend([table[w] for w in wings])
 
     def _two_kickers(
-        self, counts: list[int], out: list[Combo], table: _Interned, exclude: Sequence[int]
+        self, held: list[int], out: list[Combo], table: _Interned, *, pairs: bool = False
     ) -> None:
-        """Any two held single kickers outside ``exclude`` (repeats allowed, no other limit),
-        in lexicographic order: per first kicker a, (a, a) if held twice, then ``compress``
-        picks the held b > a from a prebuilt row of the body's plays."""
+        """Two kickers, repeats allowed (no other limit), in lexicographic order.
+
+        ``held[i]`` is how many kickers of rank i + 3 the hand can give (cards, or pairs when
+        ``pairs``), with the body's ranks zeroed. Per first kicker a: (a, a) if held twice,
+        then ``compress`` picks the held b > a from a prebuilt row of the body's plays.
+        """
         rows = table.rows
-        end = self.single_kicker_end
         if rows is None:
-            rows = table.rows = [
-                ([table[(a, a)]], [table[(a, b)] for b in range(a + 1, end)]) for a in range(3, end)
-            ]
-        held = counts[3:end]
-        for r in exclude:
-            held[r - 3] = 0
+            end = 3 + len(held)
+            if pairs:
+                rows = [
+                    ([table[(a, a, a, a)]], [table[(a, a, b, b)] for b in range(a + 1, end)])
+                    for a in range(3, end)
+                ]
+            else:
+                rows = [
+                    ([table[(a, a)]], [table[(a, b)] for b in range(a + 1, end)])
+                    for a in range(3, end)
+                ]
+            table.rows = rows
         for i, c in enumerate(held):
             if c:
                 same, row = rows[i]
                 if c >= 2:
                     out.extend(same)
                 out.extend(compress(row, held[i + 1 :]))
+
+    def _held_singles(self, counts: list[int], exclude: Sequence[int]) -> list[int]:
+        held = counts[3 : self.single_kicker_end]
+        for r in exclude:
+            held[r - 3] = 0
+        return held
+
+    @staticmethod
+    def _held_pairs(counts: list[int], exclude: Sequence[int]) -> list[int]:
+        held = [c >> 1 for c in counts[3:16]]
+        for r in exclude:
+            held[r - 3] = 0
+        return held
 
     def _pair_wings_any(self, counts: list[int], exclude: Sequence[int]) -> list[tuple[int, ...]]:
         """Two natural pairs for 四带两对 (never required to be consecutive)."""
