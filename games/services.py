@@ -126,6 +126,13 @@ def _lock_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
 
 
 def _broadcast_on_commit(table_id: int) -> None:
+    """Push the table's state once after the outermost commit (once per transaction)."""
+    connection = transaction.get_connection()
+    if connection.in_atomic_block:
+        for entry in connection.run_on_commit:
+            if getattr(entry[1], "ddz_table_id", None) == table_id:
+                return
+
     def send() -> None:
         from games import broadcast
 
@@ -134,6 +141,7 @@ def _broadcast_on_commit(table_id: int) -> None:
         except Exception:  # a failed push must never undo or fail a committed write
             logger.exception("broadcast of table %s failed", table_id)
 
+    send.ddz_table_id = table_id  # type: ignore[attr-defined]
     transaction.on_commit(send)
 
 

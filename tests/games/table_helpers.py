@@ -9,8 +9,11 @@ them just before pytest-django's flush and every database test that needs them (
 
 from __future__ import annotations
 
+import copy
 import importlib
 import itertools
+import json
+import re
 from typing import Any
 
 import pytest
@@ -134,3 +137,121 @@ def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
             expected_version=hand.version,
         )
     raise AssertionError("the hand did not end")
+
+
+# --------------------------------------------------------------------------- websockets
+
+ORIGIN = [(b"origin", b"http://localhost")]
+VERSION_RE = re.compile(r'name="version" value="(\d+)"')
+
+
+@pytest.fixture
+def fresh_layer(settings):
+    """A new channel layer for this test's event loop (same backend as configured)."""
+    settings.CHANNEL_LAYERS = copy.deepcopy(settings.CHANNEL_LAYERS)
+    yield
+    settings.CHANNEL_LAYERS = copy.deepcopy(settings.CHANNEL_LAYERS)
+
+
+class Socket:
+    """One browser tab: a communicator plus every frame it has received."""
+
+    def __init__(self, user: User | None, table_id: int, label: str) -> None:
+        from channels.routing import URLRouter
+        from channels.testing import WebsocketCommunicator
+
+        from ddz_site.routing import websocket_urlpatterns
+
+        self.user = user
+        self.label = label
+        self.table_id = table_id
+        self.frames: list[str] = []
+        self.comm = WebsocketCommunicator(
+            URLRouter(websocket_urlpatterns), f"/ws/table/{table_id}/", headers=ORIGIN
+        )
+        self.comm.scope["user"] = user
+
+    async def open(self) -> Socket:
+        connected, _ = await self.comm.connect(timeout=10)
+        assert connected
+        await self.expect(1)
+        return self
+
+    async def expect(self, count: int) -> list[str]:
+        got = [await self.comm.receive_from(timeout=10) for _ in range(count)]
+        self.frames.extend(got)
+        return got
+
+    async def quiet(self) -> bool:
+        return await self.comm.receive_nothing(timeout=0.05)
+
+    async def send(self, data: dict[str, Any] | str) -> None:
+        await self.comm.send_to(text_data=data if isinstance(data, str) else json.dumps(data))
+
+    def version(self) -> int:
+        found = VERSION_RE.findall(self.frames[-1] if self.frames else "")
+        assert found, f"{self.label}: no version in the last frame"
+        return int(found[-1])
+
+    async def close(self) -> None:
+        await self.comm.disconnect()
+
+
+def frame_for_action(action: dict[str, Any], version: int) -> dict[str, Any]:
+    """A §8.4 action as the htmx form sends it: every value a string."""
+    frame: dict[str, Any] = {"intent": "act", "version": str(version), "act": action["act"]}
+    frame["HEADERS"] = {"HX-Request": "true"}
+    if action["act"] == "play":
+        frame["cards"] = action["cards"]
+    elif "value" in action:
+        value = action["value"]
+        if isinstance(value, bool):
+            frame["value"] = "true" if value else "false"
+        else:
+            frame["value"] = "" if value is None else str(value)
+    return frame
+
+
+async def drain(sockets: list[Socket]) -> None:
+    """Collect whatever is still on its way (presence pushes while tabs open)."""
+    for sock in sockets:
+        while not await sock.quiet():
+            await sock.expect(1)
+
+
+def next_move(table_id: int, seats: set[int]) -> tuple[int, dict[str, Any]] | None:
+    """(seat, action) of the next human decision at the table, None when no hand is active."""
+    hand = active_hand(table_id)
+    if hand is None:
+        return None
+    state = hand_state(hand)
+    seat = next(s for s in waiting_seats(state) if s in seats)
+    return seat, client_action(state, seat)
+
+
+async def play_over_sockets(
+    table_id: int,
+    sockets: dict[int, Socket],
+    watchers: list[Socket],
+    *,
+    after_step: Any = None,
+    limit: int = 1500,
+) -> int:
+    """Every human decision sent as a browser would; each push checked to reach every tab.
+    Returns the number of steps."""
+    from channels.db import database_sync_to_async
+
+    everyone = [*sockets.values(), *watchers]
+    for step in range(limit):
+        move = await database_sync_to_async(next_move)(table_id, set(sockets))
+        if move is None:
+            return step
+        seat, action = move
+        sock = sockets[seat]
+        marks = {s.label: len(s.frames) for s in everyone}
+        await sock.send(frame_for_action(action, sock.version()))
+        for s in everyone:
+            await s.expect(1)
+        if after_step is not None:
+            await after_step(marks)
+    raise AssertionError("the hand did not end over the sockets")

@@ -1,0 +1,268 @@
+"""The table websocket: authentication, full hands of every variant with humans and bots, and
+every bad frame answered to its sender alone with nothing changed."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from accounts.models import HandSettlement
+from games import services
+from games.engine.hand import waiting_seats
+from games.models import Hand, HandAction
+from games.selectors import hand_state
+from tests.games.table_helpers import (
+    ORIGIN,
+    Socket,
+    active_hand,
+    client_action,
+    drain,
+    frame_for_action,
+    fresh_layer,  # noqa: F401
+    live_db,  # noqa: F401
+    make_player,
+    make_room,
+    play_over_sockets,
+    seated_table,
+)
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("live_db", "fresh_layer")]
+
+db = database_sync_to_async
+
+
+def _setup(variant: str, humans: int, **room_fields):
+    room = make_room(variant, **room_fields)
+    users = [make_player() for _ in range(humans)]
+    table = seated_table(room, users)
+    watcher = make_player()
+    return table.pk, users, watcher
+
+
+async def _open(table_id, users, watcher):
+    sockets = {i: await Socket(u, table_id, f"seat{i}").open() for i, u in enumerate(users)}
+    watchers = [await Socket(watcher, table_id, "watcher").open()]
+    await drain([*sockets.values(), *watchers])
+    return sockets, watchers
+
+
+async def _close(socks):
+    for s in socks:
+        await s.close()
+
+
+class TestConnect:
+    async def test_anonymous_is_closed_4401(self):
+        from ddz_site.asgi import application
+
+        table_id, _, _ = await db(_setup)("classic3", 1)
+        comm = WebsocketCommunicator(application, f"/ws/table/{table_id}/", headers=ORIGIN)
+        connected, _ = await comm.connect()
+        assert connected
+        assert (await comm.receive_output(timeout=5))["code"] == 4401
+
+    async def test_session_user_connects_through_the_real_stack(self):
+        from ddz_site.asgi import application
+
+        table_id, users, _ = await db(_setup)("classic3", 1)
+
+        def login():
+            client = Client()
+            client.force_login(users[0])
+            return client.cookies["sessionid"].value
+
+        session = await db(login)()
+        headers = [*ORIGIN, (b"cookie", f"sessionid={session}".encode())]
+        comm = WebsocketCommunicator(application, f"/ws/table/{table_id}/", headers=headers)
+        connected, _ = await comm.connect()
+        assert connected
+        first = await comm.receive_from(timeout=5)
+        assert 'id="table-seats"' in first
+        await comm.disconnect()
+
+    async def test_no_origin_is_refused(self):
+        from ddz_site.asgi import application
+
+        table_id, _, _ = await db(_setup)("classic3", 1)
+        comm = WebsocketCommunicator(application, f"/ws/table/{table_id}/")
+        connected, _ = await comm.connect()
+        assert not connected
+
+    async def test_unknown_table_is_closed_4404(self):
+        user = await db(make_player)()
+        sock = Socket(user, 987654, "x")
+        connected, _ = await sock.comm.connect()
+        assert connected
+        assert (await sock.comm.receive_output(timeout=5))["code"] == 4404
+
+    async def test_reconnect_shows_the_exact_current_state(self):
+        table_id, users, _watcher = await db(_setup)("qq5", 1)
+        await db(services.hand_start)(table_id=table_id)
+        sock = await Socket(users[0], table_id, "a").open()
+        await drain([sock])
+        first = sock.frames[-1]
+        await sock.close()
+        again = await Socket(users[0], table_id, "b").open()
+        await drain([again])
+        hand = await db(active_hand)(table_id)
+        assert again.version() == hand.version
+        # the same regions as before (presence may differ, the hand does not)
+        assert again.frames[0].split('id="table-hand"')[1] == first.split('id="table-hand"')[1]
+        await again.close()
+
+
+class TestFullHands:
+    @pytest.mark.parametrize(
+        "variant,humans", [("qq5", 2), ("new5", 2), ("classic3", 3), ("fenzhou5", 1)]
+    )
+    async def test_a_whole_hand_over_websockets(self, variant, humans):
+        table_id, users, watcher = await db(_setup)(variant, humans, house_take=1)
+        sockets, watchers = await _open(table_id, users, watcher)
+        await db(services.hand_start)(table_id=table_id, user=users[0])
+        for s in [*sockets.values(), *watchers]:
+            await s.expect(1)
+        steps = await play_over_sockets(table_id, sockets, watchers)
+        assert steps > 0
+        hand = await db(
+            lambda: Hand.objects.filter(table_id=table_id).order_by("-number").first()
+        )()
+        assert hand.status == Hand.Status.FINISHED
+        assert await db(HandSettlement.objects.filter(hand_ref=str(hand.pk)).exists)()
+        # everyone saw the end: the seed is revealed in the last push to every tab
+        for s in [*sockets.values(), *watchers]:
+            assert hand.seed in s.frames[-1], s.label
+            assert await s.quiet()
+        await _close([*sockets.values(), *watchers])
+
+
+def _to_play_phase(table_id, users):
+    """Bid through a classic3 deal (seat that starts bids 3) until the play phase."""
+    hand = active_hand(table_id)
+    while hand_state(hand).phase != "play":
+        state = hand_state(hand)
+        seat = waiting_seats(state)[0]
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[seat],
+            action=client_action(state, seat),
+            expected_version=hand.version,
+        )
+        hand = active_hand(table_id)
+    return hand
+
+
+def _snapshot(table_id):
+    hand = active_hand(table_id)
+    return hand.pk, hand.version, hand.record, HandAction.objects.filter(hand=hand).count()
+
+
+class TestBadFrames:
+    async def test_every_bad_frame_is_answered_to_its_sender_alone(self):
+        table_id, users, watcher = await db(_setup)("classic3", 3)
+        other_table, _, _ = await db(_setup)("classic3", 1)
+        await db(services.hand_start)(table_id=table_id)
+        sockets, watchers = await _open(table_id, users, watcher)
+        everyone = [*sockets.values(), *watchers]
+
+        async def refused(sock, data, *, resync=False):
+            before = await db(_snapshot)(table_id)
+            await sock.send(data)
+            frames = await sock.expect(2 if resync else 1)
+            assert 'id="table-error"' in frames[-1], frames[-1][:300]
+            if resync:
+                assert 'id="table-hand"' in frames[0]
+            assert await db(_snapshot)(table_id) == before
+
+        hand = await db(active_hand)(table_id)
+        state = await db(hand_state)(hand)
+        turn = waiting_seats(state)[0]
+        idle = (turn + 1) % 3
+        me, other = sockets[turn], sockets[idle]
+        v = hand.version
+        await refused(me, "{not json")
+        await refused(me, "[1, 2]")
+        await refused(me, '"text"')
+        await refused(me, {"intent": "dance"})
+        await refused(me, {"act": "bid"})
+        await refused(me, {"intent": "act", "version": str(v), "act": "shout"})
+        await refused(me, {"intent": "act", "version": str(v), "act": "timeout"})
+        await refused(me, {"intent": "act", "version": str(v), "act": "bid", "value": "x"})
+        await refused(me, {"intent": "act", "version": str(v), "act": "bid", "value": "9"})
+        await refused(me, {"intent": "act", "version": {"a": 1}, "act": "bid", "value": "1"})
+        await refused(me, {"intent": "act", "act": "bid", "value": "1"})
+        await refused(me, {"intent": "act", "version": str(v), "act": "play", "cards": "3s"})
+        await refused(me, {"intent": "act", "version": str(v), "act": "pass"})
+        await refused(other, {"intent": "act", "version": str(v), "act": "bid", "value": "1"})
+        await refused(
+            me, {"intent": "act", "version": str(v + 5), "act": "bid", "value": "1"}, resync=True
+        )
+        await refused(
+            me,
+            {"intent": "act", "version": str(v), "act": "bid", "value": "1", "table": other_table},
+        )
+        await refused(
+            me,
+            {"intent": "act", "version": str(v), "act": "bid", "value": "1", "hand": 10**9},
+            resync=True,
+        )
+        await refused(
+            me, {"intent": "act", "version": str(v), "act": "bid", "value": "1", "x": "y" * 5000}
+        )
+        await refused(watchers[0], {"intent": "act", "version": str(v), "act": "bid", "value": "1"})
+        await me.comm.send_to(bytes_data=b"\x00\x01")
+        assert 'id="table-error"' in (await me.expect(1))[0]
+        for sock in everyone:  # nothing reached anyone else, nothing extra reached the sender
+            assert await sock.quiet(), f"{sock.label} got a frame"
+
+        # in play: cards not held, not a combination, does not beat
+        hand = await db(_to_play_phase)(table_id, users)
+        for s in everyone:
+            while not await s.quiet():
+                await s.expect(1)
+        state = await db(hand_state)(hand)
+        leader = sockets[state.turn]
+        from games.engine.cards import format_cards
+
+        foreign = [c for s in range(3) if s != state.turn for c in state.hands[s]]
+        missing = next(c for c in foreign if c not in state.hands[state.turn])
+        v = leader.version()
+        await refused(
+            leader,
+            {"intent": "act", "version": str(v), "act": "play", "cards": format_cards([missing])},
+        )
+        await refused(leader, {"intent": "act", "version": str(v), "act": "play", "cards": "zz"})
+        await refused(leader, {"intent": "act", "version": str(v), "act": "play", "cards": ""})
+        await refused(leader, {"intent": "act", "version": str(v), "act": "pass"})
+        for sock in everyone:
+            assert await sock.quiet(), f"{sock.label} got a frame"
+        # and a good frame still works afterwards
+        action = await db(client_action)(state, state.turn)
+        await leader.send(frame_for_action(action, v))
+        for s in everyone:
+            await s.expect(1)
+        await _close(everyone)
+
+
+class TestAutoplay:
+    async def test_hand_over_and_take_back_control(self):
+        table_id, users, watcher = await db(_setup)("classic3", 3)
+        await db(services.hand_start)(table_id=table_id)
+        await db(_to_play_phase)(table_id, users)
+        sockets, watchers = await _open(table_id, users, watcher)
+        hand = await db(active_hand)(table_id)
+        state = await db(hand_state)(hand)
+        nxt = (state.turn + 1) % 3
+        sock = sockets[nxt]
+        await sock.send({"intent": "autoplay", "value": "true"})
+        for s in [*sockets.values(), *watchers]:
+            await s.expect(1)
+        hand = await db(active_hand)(table_id)
+        assert (await db(hand_state)(hand)).autoplay[nxt]
+        await sock.send({"intent": "autoplay", "value": "false"})
+        for s in [*sockets.values(), *watchers]:
+            await s.expect(1)
+        hand = await db(active_hand)(table_id)
+        assert not (await db(hand_state)(hand)).autoplay[nxt]
+        await _close([*sockets.values(), *watchers])
