@@ -22,7 +22,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from games.engine.combos import BOMB_KINDS
 from games.engine.hand import legal_actions
@@ -266,7 +266,11 @@ def _choice_buttons(view: dict[str, Any]) -> list[dict[str, Any]]:
         card = None
         style = "secondary"
         if act == "bid":
-            label = _("No bid") if value == 0 else _("%(n)s points") % {"n": value}
+            label = (
+                _("No bid")
+                if value == 0
+                else ngettext("%(n)s point", "%(n)s points", value) % {"n": value}
+            )
             style = "secondary" if value == 0 else "primary"
         elif act == "reveal":
             label = _("Reveal identity") if value else _("Give up")  # 亮出身份 / 放弃
@@ -504,6 +508,8 @@ def screen_context(
         "top": top_ctx,
         "leading": my_turn and phase == "play" and top is None,
         "hand_cards": hand_cards,
+        # cards per row on a phone: one row up to 18 cards, else two even rows
+        "hand_rows_m": len(hand_cards) if len(hand_cards) <= 18 else -(-len(hand_cards) // 2),
         "partner_hand": card_faces(view.get("partner_hand")),
         "hints_json": json.dumps(hints),
         "my_turn": my_turn,

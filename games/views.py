@@ -68,20 +68,13 @@ def _refused(request: HttpRequest, table_id: int, error: ActionRejected) -> Http
 
 
 def _done(request: HttpRequest, table_id: int, *, reload: bool = False) -> HttpResponse:
-    """Success: htmx gets fresh regions (or a reload when the audience changed)."""
+    """Success. The service's broadcast (after commit) already pushed the new regions to every
+    socket of the table, usually before this response arrives and after replacing the very form
+    that posted; so htmx gets no content (or a reload when the audience changed: sit/leave)."""
     if _is_htmx(request):
+        response = HttpResponse(status=204)
         if reload:
-            response = HttpResponse(status=204)
             response["HX-Redirect"] = reverse("table", kwargs={"table_id": table_id})
-            return response
-        table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
-        hand = _current_hand(table)
-        view_seat, _seat = _seat_of(table, hand, request.user)
-        html = rendering.render_table_regions(
-            table=table, hand=hand, seat_index=view_seat, user=request.user
-        )
-        response = HttpResponse(html)
-        response["HX-Reswap"] = "none"
         return response
     return redirect("table", table_id=table_id)
 

@@ -157,7 +157,7 @@ class ControlsTests:
     def test_classic3_bid_buttons(self) -> None:
         state = SCENARIOS["classic3-bid"]
         controls = self._controls(state, waiting_seats(state)[0])
-        assert "No bid" in controls and "3 points" in controls
+        assert "No bid" in controls and "3 points" in controls and "1 point<" in controls
         assert controls.count("ws-send") == 4 + 1  # four bids and the 托管 toggle
         assert 'name="version" value="0"' in controls
 
