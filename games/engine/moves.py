@@ -154,7 +154,6 @@ class _Generator:
             raise ValueError(f"{v.key}: chain positions must be contiguous")
         self.pos_rank: tuple[int, ...] = tuple(rank_at[p] for p in positions)
         self.pos_key: tuple[int, ...] = tuple(positions)
-        self.chain_ranks = frozenset(v.chain_positions)
         # A run may not use one rank twice (new5's A is position 1 and 14): the longest
         # chain has one position per distinct rank. A..K (positions 1..13) is never
         # generated: the same ranks read as 2..A with the higher top (combos._run_top).
