@@ -1,0 +1,98 @@
+"""The leak test: every frame pushed to every seat and spectator during whole hands of each
+variant shows no card identity and no role that its audience may not know at that moment.
+
+What an audience may know is the engine's view (``view_for`` for a seat, ``public_view`` for
+spectators), computed from the stored hand after each step; every card notation present in the
+frame's HTML must appear in that view, and no more seats may be marked as the landlord's side
+than the view names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import services
+from games.engine.views import public_view, view_for
+from games.models import Hand
+from games.selectors import hand_state
+from tests.games.table_helpers import (
+    Socket,
+    drain,
+    fresh_layer,  # noqa: F401
+    live_db,  # noqa: F401
+    make_player,
+    make_room,
+    play_over_sockets,
+    seated_table,
+)
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("live_db", "fresh_layer")]
+
+db = database_sync_to_async
+
+# a card identity in §8.1 suited notation, not part of a longer word (hex seeds, class names)
+CARD = re.compile(r"(?<![A-Za-z0-9_])([3-9TJQKA2][shcd]|SJ|BJ)(?![A-Za-z0-9_])")
+LORD_SEAT = re.compile(r'<section class="seat[^"]*\blord\b')
+
+
+def cards_in(text: str) -> set[str]:
+    return set(CARD.findall(text))
+
+
+def _setup(variant: str):
+    # three humans (on 5-seat tables with two bots, to keep the suite fast) and a spectator
+    room = make_room(variant)
+    users = [make_player() for _ in range(3)]
+    table = seated_table(room, users)
+    return table.pk, users, make_player()
+
+
+def _views(table_id: int, seats: int) -> dict[str, dict]:
+    hand = Hand.objects.filter(table_id=table_id).order_by("-number").first()
+    state = hand_state(hand)
+    views = {f"seat{i}": view_for(state, i) for i in range(seats)}
+    views["watcher"] = public_view(state)
+    return views
+
+
+def check_frame(label: str, html: str, view: dict) -> None:
+    allowed = cards_in(json.dumps(view))
+    shown = cards_in(html)
+    assert shown <= allowed, f"{label} saw {sorted(shown - allowed)} (phase {view['phase']})"
+    known_side = len((view.get("teams") or {}).get("landlord") or [])
+    marked = len(LORD_SEAT.findall(html))
+    assert marked <= known_side, f"{label}: {marked} seats marked landlord side, knows {known_side}"
+
+
+@pytest.mark.parametrize("variant", ["qq5", "new5", "classic3", "fenzhou5"])
+async def test_no_frame_shows_what_its_audience_may_not_know(variant):
+    table_id, users, watcher = await db(_setup)(variant)
+    sockets = {i: await Socket(u, table_id, f"seat{i}").open() for i, u in enumerate(users)}
+    watchers = [await Socket(watcher, table_id, "watcher").open()]
+    everyone = [*sockets.values(), *watchers]
+    await drain(everyone)
+    await db(services.hand_start)(table_id=table_id)
+    for s in everyone:
+        await s.expect(1)
+    checked = 0
+
+    async def check(marks: dict[str, int]) -> None:
+        nonlocal checked
+        views = await db(_views)(table_id, len(users))
+        for sock in everyone:
+            for html in sock.frames[marks[sock.label] :]:
+                check_frame(sock.label, html, views[sock.label])
+                checked += 1
+
+    # the deal itself; the check does see cards: seat 0's pushed hand is its dealt hand
+    await check({s.label: len(s.frames) - 1 for s in everyone})
+    dealt = (await db(_views)(table_id, len(users)))["seat0"]["hand"].split()
+    assert set(dealt) <= cards_in(sockets[0].frames[-1])
+    await play_over_sockets(table_id, sockets, watchers, after_step=check)
+    assert checked > 20
+    for sock in everyone:
+        await sock.close()
