@@ -31,7 +31,7 @@
     var info = document.querySelector("[data-sel-info]");
     var r = root();
     if (info && r) {
-      info.textContent = codes.length ? (r.dataset.selectedText || "%(n)s").replace("%(n)s", codes.length) : "";
+      info.textContent = codes.length ? (r.dataset.selectedText || "") + ": " + codes.length : "";
     }
   }
 
