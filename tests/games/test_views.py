@@ -136,7 +136,11 @@ class TablePageTests:
     def test_anonymous_spectator(self, client, room, player) -> None:
         table, _hand = _dealt(client, room)
         client.logout()
-        assert client.get(reverse("table", args=[table.pk])).status_code == 200
+        response = client.get(reverse("table", args=[table.pk]))
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert "ws-connect" not in page  # the socket refuses anonymous users: no reconnect loop
+        assert reverse("account_login") in page
 
     def test_missing_table_is_404(self, client) -> None:
         assert client.get(reverse("table", args=[999_999])).status_code == 404
