@@ -122,19 +122,28 @@ def _sorted(a: int, na: int, b: int, nb: int) -> tuple[int, ...]:
 
 
 _NO_LIMIT = 1 << 30
+# Planes of up to this many triples keep their plays interned (see _Interned).
+_INTERN_PLANES_UP_TO = 3
 
 
 class _Interned(dict[tuple[int, ...], Combo]):
-    """Combos of one body, keyed by kicker tuple, built on first use (immutable, so shared)."""
+    """Combos of one body, keyed by kicker tuple, built on first use (immutable, so shared).
 
-    def __init__(self, build: Callable[[tuple[int, ...]], Combo]) -> None:
+    With ``keep`` false nothing is stored: long planes (4+ triples) have tens of thousands
+    of kicker sets, rarely met, and a long-running server should not hoard them.
+    """
+
+    def __init__(self, build: Callable[[tuple[int, ...]], Combo], *, keep: bool = True) -> None:
         super().__init__()
         self.build = build
+        self.keep = keep
         # For two-kicker bodies: per first kicker, ([(a, a) play], [(a, b) plays, b > a]).
         self.rows: list[tuple[list[Combo], list[Combo]]] | None = None
 
     def __missing__(self, wing: tuple[int, ...]) -> Combo:
-        combo = self[wing] = self.build(wing)
+        combo = self.build(wing)
+        if self.keep:
+            self[wing] = combo
         return combo
 
 
@@ -573,7 +582,8 @@ class _Generator:
         if table is None:
             body_cards = tuple(sorted(body * 3))
             table = self._bodies[(kind, start, k)] = _Interned(
-                lambda w: Combo(kind, tuple(sorted((*body_cards, *w))), key, k)
+                lambda w: Combo(kind, tuple(sorted((*body_cards, *w))), key, k),
+                keep=k <= _INTERN_PLANES_UP_TO,
             )
         return table
 
