@@ -638,6 +638,18 @@ def _hand_state(hand: Any) -> HandState:
         return replay(hand.record)
 
 
+def _held_seat(hand: Any, seat_index: int, user: Any) -> bool:
+    """Whether ``user`` held ``seat_index`` in ``hand`` (True when there is no player record,
+    e.g. a hand built outside the services)."""
+    from games.models import HandPlayer
+
+    rows = HandPlayer.objects.filter(hand=hand, seat=seat_index).values_list("user_id", flat=True)
+    holders = list(rows)
+    if not holders:
+        return True
+    return user is not None and holders[0] is not None and holders[0] == getattr(user, "pk", None)
+
+
 def _hand_extras(hand: Any) -> dict[str, Any]:
     """Score and title moves from the finished hand's result JSON (games.services stores
     ``scores`` per seat and ``titles_before`` / ``titles_after`` as Title ids)."""
@@ -671,6 +683,8 @@ def table_context(*, table: Any, hand: Any, seat_index: int | None, user: Any) -
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
     else:
         state = _hand_state(hand)
+        if seat_index is not None and not _held_seat(hand, seat_index, user):
+            seat_index = None  # sat down after this hand was dealt: it is not his hand
         view = view_for(state, seat_index) if seat_index is not None else public_view(state)
         seconds = room.turn_seconds if view.get("phase") == "play" else room.bid_seconds
         finished = getattr(hand, "status", "") == "finished" or state.finished

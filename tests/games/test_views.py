@@ -142,6 +142,25 @@ class TablePageTests:
         assert "ws-connect" not in page  # the socket refuses anonymous users: no reconnect loop
         assert reverse("account_login") in page
 
+    def test_newcomer_sees_the_last_hand_as_a_spectator(self, client, room, player, make_user):
+        table, hand = _dealt(client, room)
+        seat = Seat.objects.get(table=table, user=player).index
+        _finish(hand, player)
+        client.post(reverse("table_leave", args=[table.pk]))
+        newcomer = make_user(beans=100_000, username="newcomer")
+        client.force_login(newcomer)
+        client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
+        assert Seat.objects.get(table=table, index=seat).user == newcomer
+        from games.rendering import render_table_regions
+
+        html = render_table_regions(
+            table=table,
+            hand=selectors.table_current_hand(table=table),
+            seat_index=seat,
+            user=newcomer,
+        )
+        assert 'class="pc hc' not in html  # not the previous occupant's cards
+
     def test_missing_table_is_404(self, client) -> None:
         assert client.get(reverse("table", args=[999_999])).status_code == 404
 
