@@ -426,6 +426,7 @@ def screen_context(
         winners = set((view.get("teams") or {}).get(view.get("winner_side") or "", []))
         score_moves = extras.get("scores") or [_round_half_up(Fraction(u)) for u in raw["units"]]
         titles = extras.get("titles") or [None] * n
+        final_hands = extras.get("final_hands") or []
         rows = []
         for seat in range(n):
             info = infos.get(seat, SeatInfo(index=seat))
@@ -444,6 +445,7 @@ def screen_context(
                     "units_sign": (units > 0) - (units < 0),
                     "beans": raw["beans"][seat],
                     "score": None if info.is_bot else score_moves[seat],
+                    "left": card_faces(final_hands[seat]) if seat < len(final_hands) else [],
                     "title_before": title_change[0] if title_change else None,
                     "title_after": title_change[1] if title_change else None,
                 }
@@ -524,7 +526,7 @@ def screen_context(
         "commitment": commitment,
         "seed": seed if view.get("finished") else "",
         "in_hand": True,
-        **{k: v for k, v in extras.items() if k not in ("scores", "titles")},
+        **{k: v for k, v in extras.items() if k not in ("scores", "titles", "final_hands")},
     }
 
 
@@ -702,7 +704,13 @@ def table_context(*, table: Any, hand: Any, seat_index: int | None, user: Any) -
             coefficient=room.coefficient,
             commitment=getattr(hand, "commitment", ""),
             seed=getattr(hand, "seed", "") if finished else "",
-            extras=_hand_extras(hand),
+            extras={
+                **_hand_extras(hand),
+                # once the hand is over every hand is public (the record is)
+                "final_hands": [view_for(state, s)["hand"] for s in range(state.seats)]
+                if state.finished
+                else [],
+            },
         )
     ctx.update(
         {
