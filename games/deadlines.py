@@ -7,6 +7,9 @@ locks the table row with ``SKIP LOCKED`` (a hand another process is working on i
 left to it), re-checks the deadline under the lock and applies the engine's default action; the
 version guard and the unique action sequence make a second application impossible anyway.
 
+The same loop seats house bots at waiting tables whose players have waited
+``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``).
+
 Runners: ``manage.py run_deadlines`` (a loop), or the in-process thread that games/apps.py
 starts when the site is served (``DDZ_DEADLINE_RUNNER=thread``, the default; ``off`` disables).
 """
@@ -80,6 +83,7 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
     while not stop.is_set():
         try:
             hand_apply_due_deadlines()
+            services.table_fill_idle()
         except Exception:
             logger.exception("deadline runner iteration failed")
         finally:

@@ -150,6 +150,8 @@ class Table(models.Model):
     version = models.PositiveIntegerField(_("version"), default=0)
     hand_number = models.PositiveIntegerField(_("hands dealt"), default=0)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    # Last change of seats or hands: a waiting table idle for DDZ_BOT_FILL_SECONDS gets bots.
+    changed_at = models.DateTimeField(_("changed"), default=timezone.now, db_index=True)
 
     class Meta:
         verbose_name = _("table")

@@ -147,7 +147,10 @@ def _broadcast_on_commit(table_id: int) -> None:
 
 def _bump(table: Table) -> None:
     table.version += 1
-    Table.objects.filter(pk=table.pk).update(version=table.version, status=table.status)
+    table.changed_at = timezone.now()
+    Table.objects.filter(pk=table.pk).update(
+        version=table.version, status=table.status, changed_at=table.changed_at
+    )
 
 
 def _seats(table: Table) -> list[Seat]:
@@ -337,6 +340,51 @@ def table_fill_with_bots(*, table_id: int, user: User | None = None) -> int:
                 return added
             raise
         added += 1
+
+
+def bot_fill_seconds() -> int:
+    return int(_setting("DDZ_BOT_FILL_SECONDS", 60))
+
+
+def table_fill_idle(*, now: datetime.datetime | None = None) -> int:
+    """House bots on the free seats of every waiting table where a player has waited
+    ``DDZ_BOT_FILL_SECONDS`` (0 = never) with nothing changing; returns the tables filled."""
+    seconds = bot_fill_seconds()
+    if seconds <= 0:
+        return 0
+    now = now or timezone.now()
+    cutoff = now - datetime.timedelta(seconds=seconds)
+    candidates = list(
+        Table.objects.filter(
+            status=Table.Status.WAITING, changed_at__lte=cutoff, room__is_active=True
+        )
+        .filter(seats__user__isnull=False)
+        .filter(pk__in=Seat.objects.filter(user__isnull=True, is_bot=False).values("table_id"))
+        .values_list("pk", flat=True)
+        .distinct()[:100]
+    )
+    filled = 0
+    for table_id in candidates:
+        try:
+            with _write():
+                table = _lock_table(table_id)
+                assert table is not None
+                if table.changed_at > cutoff or selectors.table_active_hand(table=table):
+                    continue
+                seats = _seats(table)
+                if not any(s.user_id for s in seats):
+                    continue
+                empty = [s for s in seats if s.is_empty]
+                for seat in empty:
+                    seat.is_bot = True
+                    seat.save(update_fields=["is_bot"])
+                if empty:
+                    _bump(table)
+                    _broadcast_on_commit(table.pk)
+                    filled += 1
+        except ActionRejected as error:
+            logger.info("bot fill of table %s: %s", table_id, error)
+    return filled
 
 
 def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None) -> None:
@@ -713,7 +761,10 @@ class _Run:
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
         self.table.version += 1
-        Table.objects.filter(pk=self.table.pk).update(version=self.table.version)
+        self.table.changed_at = self.now
+        Table.objects.filter(pk=self.table.pk).update(
+            version=self.table.version, changed_at=self.now
+        )
         _broadcast_on_commit(self.table.pk)
 
     @staticmethod

@@ -195,3 +195,19 @@ def test_the_runner_thread_starts_only_when_serving(monkeypatch):
     assert not apps._serving()
     monkeypatch.setattr(apps.sys, "argv", ["manage.py", "runserver", "--noreload"])
     assert apps._serving()
+
+
+@pytest.mark.django_db
+def test_a_waiting_player_gets_bots_after_the_configured_time(settings):
+    settings.DDZ_BOT_FILL_SECONDS = 60
+    room = make_room("qq5")
+    table = services.table_create(room=room)
+    services.table_join(table_id=table.pk, user=make_player())
+    table.refresh_from_db()
+    assert services.table_fill_idle(now=table.changed_at + 59 * S) == 0
+    assert services.table_fill_idle(now=table.changed_at + 61 * S) == 1
+    assert Seat.objects.filter(table=table, is_bot=True).count() == 4
+    assert services.table_fill_idle(now=table.changed_at + 3600 * S) == 0
+    settings.DDZ_BOT_FILL_SECONDS = 0
+    empty = services.table_create(room=room)
+    assert services.table_fill_idle(now=empty.changed_at + 3600 * S) == 0

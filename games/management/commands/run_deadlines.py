@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from games.deadlines import hand_apply_due_deadlines, poll_seconds, run_forever
+from games.services import table_fill_idle
 
 
 class Command(BaseCommand):
@@ -20,7 +21,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["once"]:
             moved = hand_apply_due_deadlines()
-            self.stdout.write(f"hands moved: {moved}")
+            filled = table_fill_idle()
+            self.stdout.write(f"hands moved: {moved}; tables filled with bots: {filled}")
             return
         interval = options["interval"] if options["interval"] is not None else poll_seconds()
         self.stdout.write(f"applying deadlines every {interval} s (Ctrl-C to stop)")
