@@ -487,6 +487,7 @@ def screen_context(
         "partner_mode_label": str(PARTNER_LABELS.get(partner_mode, "")) if partner_mode else "",
         "bottom": card_faces(view.get("bottom")),
         "deadline": _deadline_iso(deadline_at) if not view.get("finished") else "",
+        "now": _deadline_iso(timezone.now()),
         "seconds": seconds,
         "bombs": len(bombs),
         "grab_count": view.get("grab_count"),

@@ -10,6 +10,7 @@
   var hintSignature = "";
   var baseTitle = document.title;
   var wasOpen = false;
+  var skew = 0; // server clock minus this clock, from the status region's data-now
 
   function root() { return document.getElementById("table-root"); }
   function handEl() { return document.querySelector("#table-hand .hand"); }
@@ -79,6 +80,12 @@
     if (hs !== hintSignature) { hintSignature = hs; hintIndex = -1; }
     render();
     titleCue();
+    var status = document.getElementById("table-status");
+    if (status && status.dataset.now && status.dataset.now !== status.dataset.seen) {
+      status.dataset.seen = status.dataset.now;
+      var server = Date.parse(status.dataset.now);
+      if (!isNaN(server)) skew = server - Date.now();
+    }
     tick();
     var err = document.querySelector("#table-error .error-msg");
     if (err && !err.dataset.timer) {
@@ -95,7 +102,7 @@
   }
 
   function tick() {
-    var now = Date.now();
+    var now = Date.now() + skew;
     document.querySelectorAll("[data-deadline]").forEach(function (el) {
       var at = Date.parse(el.dataset.deadline);
       var n = el.querySelector(".clock-n");
