@@ -109,6 +109,8 @@ AUTO_WIN_LABELS = {
 }
 
 MAX_HINTS = 400
+# keys of ``screen_context(extras=...)`` consumed by the result panel
+_EXTRA_KEYS = ("scores", "titles", "final_hands", "beans", "house")
 
 
 # --------------------------------------------------------------------------- cards
@@ -426,6 +428,8 @@ def screen_context(
         winners = set((view.get("teams") or {}).get(view.get("winner_side") or "", []))
         score_moves = extras.get("scores") or [_round_half_up(Fraction(u)) for u in raw["units"]]
         titles = extras.get("titles") or [None] * n
+        beans = extras.get("beans") or raw["beans"]
+        house = extras.get("house", raw["house"])
         final_hands = extras.get("final_hands") or []
         rows = []
         for seat in range(n):
@@ -443,7 +447,7 @@ def screen_context(
                     "winner": seat in winners,
                     "units": _fmt_fraction(units),
                     "units_sign": (units > 0) - (units < 0),
-                    "beans": raw["beans"][seat],
+                    "beans": beans[seat] if seat < len(beans) else 0,
                     "score": None if info.is_bot else score_moves[seat],
                     "left": card_faces(final_hands[seat]) if seat < len(final_hands) else [],
                     "title_before": title_change[0] if title_change else None,
@@ -452,7 +456,7 @@ def screen_context(
             )
         result = {
             "rows": rows,
-            "house": raw["house"],
+            "house": house,
             "multiplier": raw["multiplier"],
             "spring": raw.get("spring"),
             "anti_spring": raw.get("anti_spring"),
@@ -527,7 +531,7 @@ def screen_context(
         "commitment": commitment,
         "seed": seed if view.get("finished") else "",
         "in_hand": True,
-        **{k: v for k, v in extras.items() if k not in ("scores", "titles", "final_hands")},
+        **{k: v for k, v in extras.items() if k not in _EXTRA_KEYS},
     }
 
 
@@ -662,6 +666,11 @@ def _hand_extras(hand: Any) -> dict[str, Any]:
         return out
     if isinstance(result.get("scores"), list):
         out["scores"] = result["scores"]
+    # the ledger's settlement (balances and bots applied) wins over the engine's figures
+    if isinstance(result.get("beans"), list) and result["beans"]:
+        out["beans"] = result["beans"]
+    if isinstance(result.get("house"), int):
+        out["house"] = result["house"]
     before, after = result.get("titles_before"), result.get("titles_after")
     if isinstance(before, list) and isinstance(after, list):
         from accounts.models import Title
