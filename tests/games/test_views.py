@@ -161,6 +161,19 @@ class TablePageTests:
         )
         assert 'class="pc hc' not in html  # not the previous occupant's cards
 
+    def test_result_panel_shows_the_settlement(self, client, room, player) -> None:
+        table, hand = _dealt(client, room)
+        seat = Seat.objects.get(table=table, user=player).index
+        hand = _finish(hand, player)
+        page = client.get(reverse("table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        body = page.content.decode()
+        assert "result-panel" in body and hand.seed in body
+        assert reverse("hand_verify", args=[hand.pk]) in body
+        row = re.search(r'<tr class="you[^"]*">(.*?)</tr>', body, re.S)
+        assert row is not None
+        beans = hand.result["beans"][seat]
+        assert f"{beans:+d}".replace("+0", "0") in row.group(1).replace(",", "")
+
     def test_missing_table_is_404(self, client) -> None:
         assert client.get(reverse("table", args=[999_999])).status_code == 404
 
