@@ -757,6 +757,7 @@ class _Run:
         else:
             hand.save(update_fields=fields)
         HandAction.objects.bulk_create(self.rows)
+        self._sync_seat_autoplay()
         self._remember_on_commit(hand, state)
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
@@ -766,6 +767,15 @@ class _Run:
             version=self.table.version, changed_at=self.now
         )
         _broadcast_on_commit(self.table.pk)
+
+    def _sync_seat_autoplay(self) -> None:
+        """Seat.autoplay mirrors the hand's 托管 flags (for screens and the lobby)."""
+        assert self.seats is not None
+        for seat in self.seats:
+            flag = bool(self.state.autoplay[seat.index])
+            if seat.autoplay != flag:
+                seat.autoplay = flag
+                Seat.objects.filter(pk=seat.pk).update(autoplay=flag)
 
     @staticmethod
     def _remember_on_commit(hand: Hand, state: HandState) -> None:

@@ -334,3 +334,42 @@ class TestAppendOnly:
 
 def test_user_model_has_no_table_state():
     assert not hasattr(User, "hand_state")
+
+
+class TestSimultaneousSteps:
+    def test_a_version_that_only_misses_the_same_secret_step_is_accepted(self):
+        room = make_room("qq5")
+        users = [make_player() for _ in range(5)]
+        table = seated_table(room, users)
+        hand = services.hand_start(table_id=table.pk)
+        for _ in range(50):
+            state = hand_state(hand)
+            waiting = waiting_seats(state)
+            if state.phase == "double" and len(waiting) >= 2:
+                break
+            seat = waiting[0]
+            hand = services.hand_submit_action(
+                hand_id=hand.pk,
+                user=users[seat],
+                action=client_action(state, seat),
+                expected_version=hand.version,
+            )
+        else:
+            pytest.skip("no doubling step with two deciders in this deal")
+        seen = hand.version
+        first, second = waiting[0], waiting[1]
+        hand = services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[first],
+            action={"act": "double", "value": False},
+            expected_version=seen,
+        )
+        assert hand.version == seen + 1
+        hand = services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[second],
+            action={"act": "double", "value": True},
+            expected_version=seen,
+        )
+        assert hand.version >= seen + 2
+        assert Seat.objects.filter(table=table, autoplay=True).count() == 0
