@@ -714,13 +714,7 @@ def table_context(*, table: Any, hand: Any, seat_index: int | None, user: Any) -
             coefficient=room.coefficient,
             commitment=getattr(hand, "commitment", ""),
             seed=getattr(hand, "seed", "") if finished else "",
-            extras={
-                **_hand_extras(hand),
-                # once the hand is over every hand is public (the record is)
-                "final_hands": [view_for(state, s)["hand"] for s in range(state.seats)]
-                if state.finished
-                else [],
-            },
+            extras=_hand_extras(hand),
         )
     ctx.update(
         {
