@@ -1,0 +1,269 @@
+"""The table screen in real Chromium against a real daphne (websockets, deadlines, bots).
+
+Run apart from the rest (STACK.md): ``pytest -m browser -p no:asyncio``. The server runs as a
+subprocess on a throw-away SQLite file; screenshots of the key screens are kept in
+``$BROWSER_ARTIFACTS`` (default ``<tmp>/ddz-browser-artifacts``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "pass-word-123"
+ARTIFACTS = Path(
+    os.environ.get("BROWSER_ARTIFACTS", Path(tempfile.gettempdir()) / "ddz-browser-artifacts")
+)
+
+SETUP = f"""
+from accounts.services import beans_grant
+from django.contrib.auth import get_user_model
+from games.services import room_create
+for variant in ("qq5", "new5", "classic3", "fenzhou5"):
+    room_create(name="room-" + variant, variant=variant, coefficient=1)
+User = get_user_model()
+for name in ("ann", "ben", "cat", "dan"):
+    user = User.objects.create_user(username=name, password={PASSWORD!r})
+    beans_grant(user=user, amount=100000)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    tmp = Path(tempfile.mkdtemp(prefix="ddz-browser-"))
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}",
+        "DEBUG": "1",
+        "REDIS_URL": "",
+        "DJANGO_SETTINGS_MODULE": "ddz_site.settings",
+    }
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run([python, "manage.py", "shell", "-c", SETUP], cwd=ROOT, env=env, check=True)
+    port = _free_port()
+    log = open(tmp / "daphne.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "ddz_site.asgi:application"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.2)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _page(browser, base: str, *, width: int = 1280, height: int = 800, lang: str = "zh-hans"):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=lang)
+    context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+    context.set_default_timeout(15_000)
+    return context.new_page()
+
+
+def _login(page, base: str, username: str) -> None:
+    page.goto(base + "/accounts/login/")
+    page.fill("input[name=login]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form [type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login" not in url)
+
+
+def _join(page, base: str, room: str) -> None:
+    page.goto(base + "/")
+    page.locator(
+        f"#room-{room} button[type=submit], .room:has(h2:text-is('{room}')) button"
+    ).first.click()
+    page.wait_for_url("**/table/**")
+    page.wait_for_selector("#table-seats")
+
+
+def _shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def _click_cards(page, codes: list[str]) -> None:
+    """Select cards by clicking their visible left edge (cards overlap)."""
+    taken: set[str] = set()
+    for code in codes:
+        cards = page.locator(f"#table-hand .hc[data-card='{code}']")
+        for i in range(cards.count()):
+            card = cards.nth(i)
+            key = card.get_attribute("data-key") or ""
+            if key in taken:
+                continue
+            taken.add(key)
+            card.click(position={"x": 5, "y": 14})
+            break
+
+
+def _act(page, *, by_clicking: bool) -> bool:
+    """Take one decision if it is this page's turn; True when something was sent."""
+    if not page.locator("#table-controls[data-my-turn='1']").count():
+        return False
+    page.evaluate(
+        "() => { const e = document.querySelector('#table-error'); if (e) e.innerHTML = ''; }"
+    )
+    controls = page.query_selector("#table-controls")
+    if page.locator("#play-form").count():
+        hints = json.loads(page.locator("#table-hand").get_attribute("data-hints") or "[]")
+        if hints and page.locator("#table-hand .hand.selectable").count():
+            if by_clicking:
+                _click_cards(page, hints[0].split())
+            else:
+                page.click("#hint-btn")
+            page.wait_for_selector("#play-btn:not([disabled])")
+            page.click("#play-btn")
+        else:
+            page.click("#pass-form button")
+    else:
+        choices = page.locator("#table-controls .choice-row form button")
+        primary = page.locator("#table-controls .choice-row form button.primary")
+        (primary if primary.count() else choices).first.click()
+    # wait until the server answered: the controls region replaced, or an error shown
+    page.wait_for_function(
+        "el => !el.isConnected || document.querySelector('#table-error .error-msg')",
+        arg=controls,
+        timeout=15_000,
+    )
+    return True
+
+
+def _play_to_the_end(pages, *, limit: float = 100.0) -> None:
+    start = time.time()
+    clicks = 0
+    while time.time() - start < limit:
+        if all(p.locator("#table-result .result-panel").count() for p in pages):
+            return
+        acted = False
+        for page in pages:
+            if page.locator("#table-result .result-panel").count():
+                continue
+            acted = _act(page, by_clicking=clicks % 2 == 0) or acted
+            clicks += acted
+        if not acted:
+            time.sleep(0.15)
+    raise AssertionError("the hand did not finish in time")
+
+
+def _fill_and_deal(page) -> None:
+    fill = page.locator("#table-controls form:has(input[name=fill]) button")
+    if fill.count():
+        fill.click()
+    page.wait_for_selector("#table-controls form[action$='/deal/'] button")
+    page.click("#table-controls form[action$='/deal/'] button")
+    page.wait_for_selector("#table-hand .hc")
+
+
+class TableBrowserTests:
+    def test_signup_qq5_with_bots_to_the_settlement(self, browser, server) -> None:
+        page = _page(browser, server, lang="en")
+        page.goto(server + "/accounts/signup/")
+        page.fill("input[name=username]", "newcomer")
+        page.fill("input[name=password1]", "a-Long-pass-2026")
+        page.fill("input[name=password2]", "a-Long-pass-2026")
+        page.click("form [type=submit]")
+        page.wait_for_url(lambda url: "/signup" not in url)
+        _join(page, server, "room-qq5")
+        _fill_and_deal(page)
+        _shot(page, "qq5-desktop-first-decision")
+        _play_to_the_end([page])
+        _shot(page, "qq5-desktop-settlement")
+        panel = page.locator("#table-result .result-panel").inner_text()
+        assert "You win" in panel or "You lose" in panel
+        assert page.locator("#table-result a[href$='/verify/']").count()
+        page.context.close()
+
+    def test_new5_on_a_phone(self, browser, server) -> None:
+        page = _page(browser, server, width=390, height=844)
+        _login(page, server, "dan")
+        _join(page, server, "room-new5")
+        _fill_and_deal(page)
+        _shot(page, "new5-phone-start")
+        _play_to_the_end([page])
+        _shot(page, "new5-phone-settlement")
+        assert page.locator("#table-result .result-table tbody tr").count() == 5
+        page.context.close()
+
+    def test_three_players_classic3(self, browser, server) -> None:
+        pages = []
+        for name in ("ann", "ben", "cat"):
+            page = _page(browser, server, lang="zh-hant" if name == "ben" else "zh-hans")
+            _login(page, server, name)
+            _join(page, server, "room-classic3")
+            pages.append(page)
+        tables = {p.url for p in pages}
+        assert len(tables) == 1, tables
+        pages[0].reload()
+        pages[0].click("#table-controls form[action$='/deal/'] button")
+        for page in pages:
+            page.wait_for_selector("#table-hand .hc")
+        # each player sees only his own 17 cards
+        hands = [
+            set(p.eval_on_selector_all("#table-hand .hc", "els => els.map(e => e.dataset.key)"))
+            for p in pages
+        ]
+        assert all(len(h) == 17 for h in hands)
+        _shot(pages[0], "classic3-three-players-bidding")
+        _play_to_the_end(pages)
+        for i, page in enumerate(pages):
+            _shot(page, f"classic3-three-players-settlement-{i}")
+            page.context.close()
