@@ -681,6 +681,9 @@ class _Run:
             self.state = apply(self.state, action)
         except EngineError as error:
             raise from_engine_error(error) from error
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+            # a value of the wrong type that the engine did not type-check first
+            raise ActionRejected.of(ErrorCode.BAD_VALUE, detail=repr(error)) from error
         self.rows.append(
             HandAction(
                 hand=self.hand,

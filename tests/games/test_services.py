@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from django.db import connection
 
@@ -373,3 +375,48 @@ class TestSimultaneousSteps:
         )
         assert hand.version >= seen + 2
         assert Seat.objects.filter(table=table, autoplay=True).count() == 0
+
+
+class TestOddValues:
+    ODD = (None, True, -1, 10**30, 1.5, "", [1], {"a": 1}, "3s", "SJ BJ")
+    ACTS = ("bid", "grab", "reveal", "double", "partner", "call", "play", "pass")
+
+    def _barrage(self, table, users):
+        hand = active_hand(table)
+        seat = waiting_seats(hand_state(hand))[0]  # out-of-turn seats are refused earlier
+        for act in self.ACTS:
+            for value in self.ODD:
+                key = "cards" if act == "play" else "value"
+                hand = active_hand(table)
+                if hand is None:
+                    return
+                with contextlib.suppress(ActionRejected):
+                    services.hand_submit_action(
+                        hand_id=hand.pk,
+                        user=users[seat],
+                        action={"act": act, key: value},
+                        expected_version=hand.version,
+                    )
+
+    @pytest.mark.parametrize("variant", VARIANTS)
+    def test_nothing_but_refusals_for_any_value_of_any_act(self, variant):
+        room = make_room(variant)
+        users = [make_player() for _ in range(3 if variant == "classic3" else 5)]
+        table = seated_table(room, users)
+        services.hand_start(table_id=table.pk)
+        self._barrage(table, users)
+        for _ in range(200):  # on to the play phase, then again
+            hand = active_hand(table)
+            if hand is None:
+                return
+            state = hand_state(hand)
+            if state.phase == "play":
+                break
+            seat = waiting_seats(state)[0]
+            services.hand_submit_action(
+                hand_id=hand.pk,
+                user=users[seat],
+                action=client_action(state, seat),
+                expected_version=hand.version,
+            )
+        self._barrage(table, users)
