@@ -41,6 +41,8 @@ from games.engine.record import hand_record
 from games.engine.scoring import tie_order
 from games.engine.state import (
     AUTOPLAY,
+    PHASE_GRAB,
+    PHASE_PARTNER,
     PHASE_PLAY,
     PHASE_REDEAL,
     TIMEOUT,
@@ -786,9 +788,15 @@ class _Run:
         transaction.on_commit(lambda: selectors.hand_state_remember(key, state))
 
 
+# RULES.md §2.5: the new5 grab and partner windows are 10 s (at most; a room may be quicker).
+_PHASE_MAX_SECONDS = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
+
+
 def decision_seconds(room: Room, state: HandState) -> int:
     """The room's time for the pending decision: turn seconds in play, bid seconds otherwise."""
-    return int(room.turn_seconds if state.phase == PHASE_PLAY else room.bid_seconds)
+    if state.phase == PHASE_PLAY:
+        return int(room.turn_seconds)
+    return min(int(room.bid_seconds), _PHASE_MAX_SECONDS.get(state.phase, room.bid_seconds))
 
 
 def _deadline(

@@ -211,3 +211,14 @@ def test_a_waiting_player_gets_bots_after_the_configured_time(settings):
     settings.DDZ_BOT_FILL_SECONDS = 0
     empty = services.table_create(room=room)
     assert services.table_fill_idle(now=empty.changed_at + 3600 * S) == 0
+
+
+@pytest.mark.django_db
+def test_new5_grab_window_is_ten_seconds_at_most():
+    room = make_room("new5", bid_seconds=15)
+    users = [make_player() for _ in range(5)]
+    table = seated_table(room, users)
+    hand = services.hand_start(table_id=table.pk)
+    hand = active_hand(table) or hand
+    if hand_state(hand).phase == "grab":
+        assert hand.deadline_at == hand.decision_started_at + 10 * S
