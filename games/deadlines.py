@@ -108,10 +108,22 @@ def start_thread() -> threading.Thread:
         return thread
 
 
+def reset_presence_counts() -> int:
+    """Forget socket counts a crashed process left behind (its sockets are gone). Seats then
+    look present until their next disconnect, which starts the grace as usual."""
+    from games.models import Seat
+
+    return Seat.objects.filter(connections__gt=0).update(connections=0)
+
+
 def _thread_main() -> None:
     # let the server finish starting before the first query
     threading.Event().wait(1.0)
     try:
+        try:
+            reset_presence_counts()
+        except DatabaseError:
+            logger.exception("could not reset presence counts")
         run_forever()
     finally:
         connection.close()
