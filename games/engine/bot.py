@@ -326,7 +326,7 @@ def _lead(k: _Knowledge) -> Action:
     price = {c.ranks: _group_price(plan, c) for c in non_bombs}
 
     def lead_value(c: Combo) -> tuple[float, int]:
-        value = price[c.ranks] + 0.08 * len(c.ranks)
+        value = price[c.ranks] + LEAD_LENGTH_BONUS * len(c.ranks)
         n = len(c.ranks)
         if danger <= 2 and n <= danger and c.kind in ("single", "pair"):
             value -= 3  # a rival is about to go out: do not feed him his size
@@ -346,6 +346,17 @@ def _group_price(plan: Plan, combo: Combo) -> float:
             return g.price
     return 1.0
 
+
+# Leading: a planned play's price plus this much per card decides what goes first (the
+# weakest and longest first).
+LEAD_LENGTH_BONUS = 0.08
+# Following: take a trick from a rival when it raises the rest's price by at most this much
+# (from a seat whose side is unknown: only when it lowers the price by this much), and with
+# anything that beats (bombs included) when he is down to DANGER_CARDS[variant] cards.
+FOLLOW_LIMIT_RIVAL = 0.35
+FOLLOW_LIMIT_UNKNOWN = -0.3
+DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
+BOMB_DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
 
 # At most this many non-bomb answers are priced per follow (the plan's own first), and at
 # most this many kicker choices per body: enough for the choice, bounded in time.
@@ -392,7 +403,8 @@ def _follow(k: _Knowledge) -> Action:
     planner = planner_for(v)
     base = planner.price(counts_of(ranks))
     owner_left = k.counts[owner] if owner is not None else 99
-    danger = rival and owner_left <= 3
+    danger = rival and owner_left <= DANGER_CARDS.get(v.key, 5)
+    bomb_danger = rival and owner_left <= BOMB_DANGER_CARDS.get(v.key, 5)
     best: tuple[float, Combo] | None = None
     for c in _follow_candidates(planner.plan(counts_of(ranks)), cands):
         after = planner.price(counts_of(_remove(ranks, c.ranks)))
@@ -401,7 +413,7 @@ def _follow(k: _Knowledge) -> Action:
             best = (score, c)
     if best is not None:
         score, c = best
-        limit = 0.35 if rival else -0.3
+        limit = FOLLOW_LIMIT_RIVAL if rival else FOLLOW_LIMIT_UNKNOWN
         if danger or score <= limit:
             return _play_action(k, c)
     bombs = [c for c in cands if c.is_bomb]
@@ -412,6 +424,6 @@ def _follow(k: _Knowledge) -> Action:
         winning = rest_plan.plays <= 1 or (
             rest_plan.plays == 2 and any(not _beatable(k, g) for g in rest_plan.groups)
         )
-        if danger or _min_rival(k) <= 2 or winning:
+        if bomb_danger or _min_rival(k) <= 2 or winning:
             return _play_action(k, weakest)
     return passing

@@ -97,6 +97,9 @@ def _price(strength: float) -> float:
 class Planner:
     """The decomposition search of one variant (build once: ``planner_for(variant)``)."""
 
+    # chain choices tried per plan: bounds the time of one call (38-card hands included)
+    budget = 300
+
     def __init__(self, variant: Variant) -> None:
         self.v = variant
         # chain positions in order, and the rank at each
@@ -121,7 +124,6 @@ class Planner:
             for s in range(variant.decks + 1)
             for b in range(variant.decks + 1)
         }
-        self.budget = 300
 
     # ------------------------------------------------------------------ jokers
     def _joker_split(self, small: int, big: int) -> tuple[Group, ...]:
