@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from games import broadcast, selectors, services
@@ -26,6 +28,12 @@ logger = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
+
+# Per-socket flood guard (issue #6): a bucket of DDZ_WS_RATE_BURST frames refilled at
+# DDZ_WS_RATE_PER_SECOND; a frame over the limit is dropped unread and the sender told, at most
+# once a second. A person clicks far less; htmx sends one frame per click.
+RATE_BURST = 30
+RATE_PER_SECOND = 10.0
 
 
 def _render_state(table_id: int, user: Any) -> str:
@@ -109,8 +117,24 @@ class TableConsumer(AsyncWebsocketConsumer):
         except ActionRejected as error:
             logger.info("table %s: %s", getattr(self, "table_id", "?"), error)
 
+    def _within_rate(self) -> bool:
+        burst = float(getattr(settings, "DDZ_WS_RATE_BURST", RATE_BURST))
+        rate = float(getattr(settings, "DDZ_WS_RATE_PER_SECOND", RATE_PER_SECOND))
+        now = time.monotonic()
+        tokens, last = getattr(self, "_bucket", (burst, now))
+        tokens = min(burst, tokens + (now - last) * rate)
+        allowed = tokens >= 1.0
+        self._bucket = (tokens - 1.0 if allowed else tokens, now)
+        return allowed
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not getattr(self, "joined", None):
+            return
+        if not self._within_rate():
+            now = time.monotonic()
+            if now - getattr(self, "_flood_told", 0.0) >= 1.0:
+                self._flood_told = now
+                await self.send_error(_("Too many messages: slow down; this one was ignored."))
             return
         try:
             intent = parse_frame(text_data if bytes_data is None else None)

@@ -1,0 +1,349 @@
+"""Live-server harness shared by the reliability tests and bench/load_tables.py.
+
+* ``Server``: one daphne process (a subprocess on its own port, in its own process group) with
+  the environment's database and Redis; ``kill()`` is ``kill -9``; ``stop()`` always reaps it.
+* ``TableClient``: one browser tab over a real socket (the ``websockets`` library) with the
+  Origin header and a signed-in session cookie. It keeps every frame it receives with its
+  arrival time and decides its moves from those frames alone, the way the page does: the
+  version and the forms of ``#table-controls``, the server's hints (``data-hints``, the legal
+  plays of the seat's own hand, weakest first) and the choice buttons of the other phases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html as htmllib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DAPHNE = ROOT / ".venv" / "bin" / "daphne"
+ORIGIN = "http://localhost"
+LIVE_SETTINGS = "tests.reliability.live_settings"
+
+# --------------------------------------------------------------------------- servers
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def database_url(settings_dict: dict[str, Any]) -> str:
+    """A DATABASE_URL for another process to open the same (test) database."""
+    user = settings_dict.get("USER") or ""
+    password = settings_dict.get("PASSWORD") or ""
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+
+
+class Server:
+    """A daphne subprocess serving ddz_site on 127.0.0.1:port (started with ``start``)."""
+
+    def __init__(self, port: int, env: dict[str, str], *, name: str = "daphne") -> None:
+        self.port = port
+        self.name = name
+        self.env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+        self.env.setdefault("DJANGO_SETTINGS_MODULE", LIVE_SETTINGS)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the server
+            prefix=f"ddz-{name}-{port}-", suffix=".log", delete=False
+        )
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, *, timeout: float = 30.0) -> Server:
+        # the program must be called "daphne": games/apps.py starts the deadline runner then
+        self.proc = subprocess.Popen(
+            [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), "ddz_site.asgi:application"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited at start:\n{self.tail()}")
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2),
+            ):
+                return self
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{self.name} did not listen on {self.port}:\n{self.tail()}")
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """kill -9 the whole process group (daphne and anything it started)."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    stop = kill
+
+    def rss_kib(self) -> int:
+        """Resident memory of the server process (KiB)."""
+        if self.proc is None:
+            return 0
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        match = re.search(r"VmRSS:\s+(\d+) kB", status)
+        return int(match.group(1)) if match else 0
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def errors(self) -> list[str]:
+        """Tracebacks and ERROR lines in the server's log."""
+        text = Path(self.log.name).read_text(errors="replace")
+        return [line for line in text.splitlines() if "Traceback" in line or " ERROR " in line]
+
+
+def session_cookie(user: Any) -> str:
+    """A signed-in session for ``user`` in the shared database (sync; ORM)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+# --------------------------------------------------------------------------- frames
+
+_REGION = re.compile(r'(?=<div id="table-[a-z]+")')
+_REGION_ID = re.compile(r'^<div id="(table-[a-z]+)"')
+_VERSION = re.compile(r'name="version" value="(\d+)"')
+_HINTS = re.compile(r'data-hints="([^"]*)"')
+_FORM = re.compile(r"<form ws-send[^>]*>(.*?)</form>", re.S)
+_INPUT = re.compile(r'<input type="hidden" name="([a-z]+)" value="([^"]*)"')
+
+
+@dataclass
+class Frame:
+    at: float
+    text: str
+    regions: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, at: float, text: str) -> Frame:
+        regions = {}
+        for part in _REGION.split(text):
+            match = _REGION_ID.match(part)
+            if match:
+                regions[match.group(1)] = part
+        return cls(at=at, text=text, regions=regions)
+
+    @property
+    def is_state(self) -> bool:
+        return "table-controls" in self.regions
+
+    @property
+    def error(self) -> str | None:
+        region = self.regions.get("table-error", "")
+        match = re.search(r'<p class="error-msg"><span>(.*?)</span>', region, re.S)
+        return htmllib.unescape(match.group(1)) if match else None
+
+    @property
+    def controls(self) -> str:
+        return self.regions.get("table-controls", "")
+
+    @property
+    def version(self) -> int | None:
+        found = _VERSION.findall(self.controls)
+        return int(found[0]) if found else None
+
+    @property
+    def my_turn(self) -> bool:
+        return 'data-my-turn="1"' in self.controls
+
+    def hints(self) -> list[str]:
+        match = _HINTS.search(self.regions.get("table-hand", ""))
+        return json.loads(htmllib.unescape(match.group(1))) if match else []
+
+    def forms(self) -> list[dict[str, str]]:
+        out = []
+        for body in _FORM.findall(self.controls):
+            fields = {k: htmllib.unescape(v) for k, v in _INPUT.findall(body)}
+            if fields.get("intent") == "act":
+                out.append(fields)
+        return out
+
+    def decide(self) -> dict[str, Any] | None:
+        """The frame this tab would send now (None: not its turn)."""
+        if not self.is_state or not self.my_turn:
+            return None
+        forms = self.forms()
+        acts = {f["act"] for f in forms}
+        version = self.version
+        if "play" in acts or "pass" in acts:
+            hints = self.hints()
+            if hints:
+                return {"intent": "act", "version": str(version), "act": "play", "cards": hints[0]}
+            return {"intent": "act", "version": str(version), "act": "pass"}
+        choices = [f for f in forms if f.get("act") not in ("play", "pass")]
+        if not choices:
+            return None
+        choice = choices[-1]  # the strongest bid / the last offered choice: hands get played
+        frame = {"intent": "act", "version": choice["version"], "act": choice["act"]}
+        if "value" in choice:
+            frame["value"] = choice["value"]
+        return frame
+
+
+# --------------------------------------------------------------------------- clients
+
+
+class TableClient:
+    """One tab: a socket to ``/ws/table/<id>/`` and every frame received on it."""
+
+    def __init__(
+        self, name: str, base_url: str, table_id: int, cookie: str | None, *, origin=ORIGIN
+    ) -> None:
+        self.name = name
+        self.base_url = base_url
+        self.table_id = table_id
+        self.cookie = cookie
+        self.origin = origin
+        self.ws: Any = None
+        self.frames: list[Frame] = []
+        self.sent: list[tuple[float, dict[str, Any]]] = []
+        self.closed_code: int | None = None
+        self.changed = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+        self.reconnects = 0
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/ws/table/{self.table_id}/"
+
+    async def connect(self, *, timeout: float = 10.0, first_frame: bool = True) -> TableClient:
+        import websockets
+
+        headers = {"Cookie": f"sessionid={self.cookie}"} if self.cookie else {}
+        self.ws = await asyncio.wait_for(
+            websockets.connect(
+                self.url,
+                origin=self.origin,
+                additional_headers=headers,
+                ping_interval=None,
+                max_size=2**23,
+                open_timeout=timeout,
+            ),
+            timeout,
+        )
+        self.closed_code = None
+        count = len(self.frames)
+        self._reader = asyncio.create_task(self._read(self.ws))
+        if first_frame:
+            await self.wait_for(lambda: len(self.frames) > count, timeout=timeout)
+        return self
+
+    async def reconnect(self, *, timeout: float = 30.0) -> TableClient:
+        """Retry with backoff (0.1 s doubling to 1 s) until the server answers."""
+        delay = 0.1
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                await self.connect(timeout=5)
+                self.reconnects += 1
+                return self
+            except (TimeoutError, OSError, Exception):
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(1.0, delay * 2)
+
+    async def _read(self, ws: Any) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            async for message in ws:
+                text = message if isinstance(message, str) else message.decode()
+                self.frames.append(Frame.parse(time.perf_counter(), text))
+                self.changed.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            if ws is self.ws:
+                self.closed_code = ws.close_code if ws.close_code is not None else 1006
+                self.changed.set()
+
+    @property
+    def open(self) -> bool:
+        return self.ws is not None and self.closed_code is None
+
+    async def send(self, frame: dict[str, Any] | str) -> float:
+        text = frame if isinstance(frame, str) else json.dumps(frame)
+        at = time.perf_counter()
+        await self.ws.send(text)
+        self.sent.append((at, frame if isinstance(frame, dict) else {"raw": text}))
+        return at
+
+    async def wait_for(self, predicate: Any, *, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"{self.name}: condition not met in {timeout} s")
+            self.changed.clear()
+            if predicate():
+                return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), min(remaining, 0.5))
+
+    def last_state(self) -> Frame | None:
+        for frame in reversed(self.frames):
+            if frame.is_state:
+                return frame
+        return None
+
+    def versions(self) -> list[int | None]:
+        return [f.version for f in self.frames if f.is_state]
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 5)
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+
+def state_after(client: TableClient, since: int) -> Frame | None:
+    """The first state frame received at index >= since."""
+    for frame in client.frames[since:]:
+        if frame.is_state:
+            return frame
+    return None

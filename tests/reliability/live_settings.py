@@ -1,0 +1,16 @@
+"""Settings of the daphne subprocesses started by the reliability tests and the load bench:
+the site's settings (DATABASE_URL, REDIS_URL from the environment) with quicker deadline polling
+and quiet logs. Never used by a club."""
+
+import os
+
+from ddz_site.settings import *  # noqa: F403
+
+DDZ_DEADLINE_POLL_SECONDS = float(os.environ.get("DDZ_DEADLINE_POLL_SECONDS", "0.25"))
+DDZ_DISCONNECT_GRACE_SECONDS = int(os.environ.get("DDZ_DISCONNECT_GRACE_SECONDS", "20"))
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
