@@ -21,10 +21,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 from games.engine.cards import BJ, SJ, card_rank, parse_cards, ranks_of
 from games.engine.combos import Combo, reading_to_lead
-from games.engine.hand import autoplay_action, default_action, legal_actions, waiting_seats
+from games.engine.hand import (
+    apply,
+    autoplay_action,
+    default_action,
+    legal_actions,
+    waiting_seats,
+)
 from games.engine.moves import legal_plays
 from games.engine.planning import Group, Plan, counts_of, planner_for
 from games.engine.state import (
@@ -63,6 +70,7 @@ class _Knowledge:
     allies: frozenset[int]  # known partners
     enemies: frozenset[int]  # known opponents
     unknown: frozenset[int]  # seats whose side this seat does not know yet
+    likely_allies: frozenset[int]  # unknown seats that have beaten the landlord (farmers' view)
     role: str | None
     top: Combo | None  # the current top play (public)
     top_seat: int | None
@@ -107,6 +115,9 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
         seen.update(ranks_of(parse_cards(p["cards"])))
     if view.get("partner_hand"):
         seen.update(ranks_of(parse_cards(view["partner_hand"])))
+    likely: frozenset[int] = frozenset()
+    if role == "farmer" and unknown and landlord is not None:
+        likely = _beat_the_landlord(view.get("plays", []), landlord) & unknown
     total = [0] * 18
     for r in range(3, 16):
         total[r] = 4 * v.decks
@@ -125,6 +136,7 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
         allies=allies,
         enemies=enemies,
         unknown=unknown,
+        likely_allies=likely,
         role=role,
         top=top,
         top_seat=top_seat,
@@ -133,18 +145,40 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
     )
 
 
+def _beat_the_landlord(plays: list[dict], landlord: int) -> frozenset[int]:
+    """Seats that played over one of the landlord's plays. In the list of plays, a play by
+    another seat than the previous one beat it (a trick's winner always leads the next)."""
+    out = set()
+    for before, after in pairwise(plays):
+        if before["seat"] == landlord and after["seat"] != landlord:
+            out.add(after["seat"])
+    return frozenset(out)
+
+
 # --------------------------------------------------------------------------- entry point
+# Tests set this to see the bot's own errors instead of the 托管 fallback.
+STRICT = False
+
+
 def bot_action(state: HandState, seat: int) -> Action:
-    """The house bot's decision for ``seat`` (which must be waiting for a decision)."""
+    """The house bot's decision for ``seat`` (which must be waiting for a decision).
+
+    Raises the engine's typed error (NotYourTurn, WrongPhase) when ``seat`` has no pending
+    decision. The action is checked with ``apply`` before it is returned; should the bot ever
+    fail to find a legal one, the 托管 action is returned instead, so a caller always gets an
+    action the engine accepts.
+    """
     if state.finished or seat not in waiting_seats(state):
         return default_action(state, seat)  # raises the engine's typed error
-    k = _knowledge(state, seat)
     try:
-        if state.phase == PHASE_PLAY:
-            return _play(k)
-        return _decide(state, k)
-    except (ValueError, KeyError, IndexError, StopIteration):  # pragma: no cover - safety net
-        return autoplay_action(state, seat)
+        k = _knowledge(state, seat)
+        action = _play(k) if state.phase == PHASE_PLAY else _decide(state, k)
+        apply(state, action)
+        return action
+    except (ValueError, LookupError, StopIteration, AssertionError):
+        if STRICT:
+            raise
+        return autoplay_action(state, seat)  # pragma: no cover - safety net
 
 
 # --------------------------------------------------------------------------- hand strength
@@ -355,6 +389,8 @@ LEAD_LENGTH_BONUS = 0.08
 # anything that beats (bombs included) when he is down to DANGER_CARDS[variant] cards.
 FOLLOW_LIMIT_RIVAL = 0.35
 FOLLOW_LIMIT_UNKNOWN = -0.3
+# A farmer who does not know the teams yet leaves alone a seat that has beaten the landlord.
+TRUST_LIKELY_ALLIES = True
 DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
 BOMB_DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
 
@@ -397,7 +433,7 @@ def _follow(k: _Knowledge) -> Action:
         if len(c.ranks) == len(ranks):
             return _play_action(k, c)  # go out
     owner = k.top_seat
-    if owner in k.allies:
+    if owner in k.allies or (TRUST_LIKELY_ALLIES and owner in k.likely_allies):
         return passing
     rival = owner in k.rivals
     planner = planner_for(v)
