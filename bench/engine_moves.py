@@ -3,13 +3,14 @@
 A script that prints figures (never a timed test). See bench/README.md for the setup:
 DouZero and RLCard live in bench/.deps, outside the app's environment.
 
-    .venv/bin/python bench/engine_moves.py [--hands 2000] [--seed 20261129]
+    .venv/bin/python bench/engine_moves.py [--hands 2000] [--seed 20261129] [--rounds 7]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import random
 import statistics
 import sys
@@ -22,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench" / ".deps"))
 
 from games.engine import moves as moves_mod  # noqa: E402
-from games.engine.combos import classify  # noqa: E402
+from games.engine.combos import _classify_cached, classify  # noqa: E402
 from games.engine.moves import legal_plays  # noqa: E402
 from games.engine.variants import find_variant  # noqa: E402
 
@@ -48,17 +49,17 @@ def random_hands(rng: random.Random, decks: int, size: int, count: int) -> list[
     return [sorted(rng.sample(deck, size)) for _ in range(count)]
 
 
-def best_passes(runs, repeats: int) -> list[float]:
-    """Fastest full pass (seconds) of each (fn, hands) in `runs`. The passes are interleaved
-    (A, B, C, A, B, C, ...) so that load on the machine hits every contender alike."""
-    best = [float("inf")] * len(runs)
-    for _ in range(repeats):
-        for i, (fn, hands) in enumerate(runs):
-            gc.collect()
-            start = time.perf_counter()
-            fn(hands)
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
+def reset_ours() -> None:
+    """Empty every cache our generator and ``classify`` keep: a freshly started process."""
+    moves_mod._clear_caches()
+    _classify_cached.cache_clear()
+
+
+def timed(fn, hands) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    fn(hands)
+    return time.perf_counter() - start
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -71,7 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--landlord-hands", type=int, default=300)
     parser.add_argument("--warmup-hands", type=int, default=10000)
     args = parser.parse_args()
@@ -79,6 +80,7 @@ def main() -> None:
     classic3 = find_variant("classic3")
     rng = random.Random(args.seed)
     hands = random_hands(rng, 1, 20, args.hands)
+    warmup = random_hands(random.Random(args.seed + 1), 1, 20, args.warmup_hands)
     dz_hands = [[DOUZERO_CODE.get(r, r) for r in h] for h in hands]
     rl_hands = ["".join(RLCARD_CHARS[r - 3] for r in h) for h in hands]
 
@@ -94,57 +96,58 @@ def main() -> None:
         for h in hs:
             DoudizhuJudger.playable_cards_from_hand(h)
 
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"# machine: {os.cpu_count()} CPUs, load average {load} (1, 5, 15 min)")
+    print(f"# python {sys.version.split()[0]}")
     print(f"# classic3, {args.hands} seeded random 20-card hands (seed {args.seed}), leading")
-    py = sys.version.split()[0]
-    print(f"# python {py}, best of {args.repeats} interleaved passes unless noted")
-    moves_mod._GENERATORS.clear()
-    start = time.perf_counter()
-    run_ours(hands)
-    cold = time.perf_counter() - start
-    # A server process has seen other hands before: fill the caches with different seeded
-    # hands, then time one pass over the benchmark hands (never seen by the caches).
-    moves_mod._GENERATORS.clear()
-    run_ours(random_hands(random.Random(args.seed + 1), 1, 20, args.warmup_hands))
-    gc.collect()
-    start = time.perf_counter()
-    run_ours(hands)
-    unseen = time.perf_counter() - start
-    runs = [(run_ours, hands)]
+    print(
+        f"# {args.rounds} rounds; each: ours cold (caches emptied, one pass), then caches "
+        f"emptied and warmed on {args.warmup_hands} other hands, then one pass each of "
+        "ours (hands the caches never saw), DouZero and RLCard, in rotating order"
+    )
+    contenders = [("ours", run_ours, hands)]
     if MovesGener is not None:
-        runs.append((run_douzero, dz_hands))
+        contenders.append(("DouZero", run_douzero, dz_hands))
     if DoudizhuJudger is not None:
-        runs.append((run_rlcard, rl_hands))
-    times = best_passes(runs, args.repeats)
-    ours = times.pop(0)
+        contenders.append(("RLCard", run_rlcard, rl_hands))
+    samples: dict[str, list[float]] = {name: [] for name, _, _ in contenders}
+    samples["cold"] = []
+    for rnd in range(args.rounds):
+        reset_ours()
+        samples["cold"].append(timed(run_ours, hands))
+        reset_ours()
+        run_ours(warmup)
+        shift = rnd % len(contenders)
+        for name, fn, hs in contenders[shift:] + contenders[:shift]:
+            samples[name].append(timed(fn, hs))
     rows = [
-        ("ours (cold: first pass, empty caches)", cold),
-        (f"ours (warm: after {args.warmup_hands} other hands)", unseen),
-        ("ours", ours),
+        ("ours, warm caches, unseen hands", "ours"),
+        ("ours, cold caches (first pass)", "cold"),
+        ("DouZero MovesGener.gen_moves", "DouZero"),
+        ("RLCard playable_cards_from_hand", "RLCard"),
     ]
-    dz = times.pop(0) if MovesGener is not None else None
-    rl = times.pop(0) if DoudizhuJudger is not None else None
-    if dz is not None:
-        rows.append(("DouZero MovesGener.gen_moves", dz))
-    if rl is not None:
-        rows.append(("RLCard playable_cards_from_hand", rl))
-    for name, secs in rows:
+    print(f"{'':38s} {'hands/s':>9s} {'µs/hand':>8s}  (median; fastest..slowest round)")
+    for label, name in rows:
+        if name not in samples:
+            continue
+        med = statistics.median(samples[name])
+        lo, hi = min(samples[name]), max(samples[name])
         print(
-            f"{name:40s} {args.hands / secs:10.0f} hands/s  {secs / args.hands * 1e6:8.1f} µs/hand"
+            f"{label:38s} {args.hands / med:9.0f} {med / args.hands * 1e6:8.1f}  "
+            f"({lo / args.hands * 1e6:.1f}..{hi / args.hands * 1e6:.1f})"
         )
-    if dz is not None:
+    for other in ("DouZero", "RLCard"):
+        if other not in samples:
+            print(f"{other} not installed: see bench/README.md")
+            continue
+        # Ratios per round (the passes of one round ran back to back), then the median.
+        warm = [t / o for t, o in zip(samples[other], samples["ours"], strict=True)]
+        cold = [t / o for t, o in zip(samples[other], samples["cold"], strict=True)]
         print(
-            f"ratio ours/DouZero throughput: {dz / ours:.2f}x "
-            f"(warm first pass: {dz / unseen:.2f}x, cold pass: {dz / cold:.2f}x)"
+            f"ratio ours/{other} throughput: {statistics.median(warm):.2f}x warm, unseen hands "
+            f"(rounds {min(warm):.2f}..{max(warm):.2f}); "
+            f"{statistics.median(cold):.2f}x cold ({min(cold):.2f}..{max(cold):.2f})"
         )
-    else:
-        print("DouZero not installed: see bench/README.md")
-    if rl is not None:
-        print(
-            f"ratio ours/RLCard throughput:  {rl / ours:.2f}x "
-            f"(warm first pass: {rl / unseen:.2f}x, cold pass: {rl / cold:.2f}x)"
-        )
-    else:
-        print("RLCard not installed: see bench/README.md")
 
     print()
     print("# per-hand latency, landlord hands (ms), leading and following a random legal play")

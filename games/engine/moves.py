@@ -103,6 +103,11 @@ def _generator_for(variant: Variant) -> _Generator:
     return gen
 
 
+def _clear_caches() -> None:
+    """Forget every per-variant table (a freshly started process); the benchmark uses it."""
+    _GENERATORS.clear()
+
+
 def _multisets(ranks: Sequence[int], caps: Sequence[int], size: int) -> list[tuple[int, ...]]:
     """Sorted ``size``-multisets of ``ranks`` (ascending), rank r at most ``caps[r]`` times,
     in lexicographic order (itertools yields them so)."""
@@ -139,6 +144,8 @@ class _Interned(dict[tuple[int, ...], Combo]):
         self.keep = keep
         # For two-kicker bodies: per first kicker, ([(a, a) play], [(a, b) plays, b > a]).
         self.rows: list[tuple[list[Combo], list[Combo]]] | None = None
+        # For three-kicker bodies: [a][b] -> ((a, b, b) play, [(a, b, c) plays, c > b]).
+        self.rows3: list[list[tuple[Combo, list[Combo]]]] | None = None
 
     def __missing__(self, wing: tuple[int, ...]) -> Combo:
         combo = self.build(wing)
@@ -555,16 +562,24 @@ class _Generator:
                 continue
             body = pos_rank[start : start + k]
             if kind == "plane_single":
-                if k == 2 and self.plain_repeats:
-                    # Fast path (classic3 permissive): any 2 held cards outside the body.
+                if k <= 3 and self.plain_repeats:
+                    # Fast path (classic3 permissive): any k held cards outside the body.
                     table = self._body_table(kind, start, k, key, body)
-                    self._two_kickers(self._held_singles(counts, body), out, table)
+                    held = self._held_singles(counts, body)
+                    if k == 2:
+                        self._two_kickers(held, out, table)
+                    else:
+                        self._three_kickers(held, out, table)
                     continue
                 wings = self._single_kickers(counts, body, k)
             else:
-                if k == 2 and self.plain_pair_repeats:
+                if k <= 3 and self.plain_pair_repeats:
                     table = self._body_table(kind, start, k, key, body)
-                    self._two_kickers(self._held_pairs(counts, body), out, table, pairs=True)
+                    held = self._held_pairs(counts, body)
+                    if k == 2:
+                        self._two_kickers(held, out, table, pairs=True)
+                    else:
+                        self._three_kickers(held, out, table, pairs=True)
                     continue
                 wings = self._pair_wings(counts, body, k)
                 if k == 2 and v.special_wings:
@@ -659,6 +674,47 @@ class _Generator:
                     out.extend(same)
                 out.extend(compress(row, held[i + 1 :]))
 
+    def _three_kickers(
+        self, held: list[int], out: list[Combo], table: _Interned, *, pairs: bool = False
+    ) -> None:
+        """Three kickers, repeats allowed (no other limit), in lexicographic order: per
+        prefix (a, b), a <= b, the (a, b, b) play if held often enough, then ``compress``
+        picks the held c > b from a prebuilt row. ``held`` as in ``_two_kickers``."""
+        rows = table.rows3
+        if rows is None:
+            end = 3 + len(held)
+            if pairs:
+
+                def play(a: int, b: int, c: int) -> Combo:
+                    return table[(a, a, b, b, c, c)]
+            else:
+
+                def play(a: int, b: int, c: int) -> Combo:
+                    return table[(a, b, c)]
+
+            rows = [
+                [(play(a, b, b), [play(a, b, c) for c in range(b + 1, end)]) for b in range(3, end)]
+                for a in range(3, end)
+            ]
+            table.rows3 = rows
+        for i, ca in enumerate(held):
+            if not ca:
+                continue
+            row_a = rows[i]
+            if ca >= 2:
+                # b == a: (a, a, a) needs three, then (a, a, c) for held c > a.
+                same, row = row_a[i]
+                if ca >= 3:
+                    out.append(same)
+                out.extend(compress(row, held[i + 1 :]))
+            for j in range(i + 1, len(held)):
+                cb = held[j]
+                if cb:
+                    same, row = row_a[j]
+                    if cb >= 2:
+                        out.append(same)
+                    out.extend(compress(row, held[j + 1 :]))
+
     def _held_singles(self, counts: list[int], exclude: Sequence[int]) -> list[int]:
         held = counts[3 : self.single_kicker_end]
         for r in exclude:
@@ -729,10 +785,11 @@ class _Generator:
         adjacent_triples = m3 & (m3 >> 1)
         prone: list[tuple[int, int]] = []
         size = 0
+        may_collide = self.colliding and self._may_collide(counts, masks)
         for step, need, chained, colliding in self._lead_plan:
             if need > most or (chained and not adjacent_triples):
                 continue  # the hand cannot hold this kind at all
-            if colliding:
+            if colliding and may_collide:
                 before = len(out)
                 step(counts, n, masks, out, -1, 0)
                 if len(out) > before:
@@ -745,6 +802,17 @@ class _Generator:
             return out
         return self._resolve(out, n, None, prone)
 
+    @staticmethod
+    def _may_collide(counts: list[int], masks: list[int]) -> bool:
+        """Can two generated plays share one multiset (see ``_resolve``)? Only with four
+        adjacent chain positions of 3+ cards (a plane or triple chain whose kickers or
+        extra triple make another body) or two natural ranks of 4+ (四带两对 keyed on
+        either quad)."""
+        m3 = masks[3]
+        if m3 & (m3 >> 1) & (m3 >> 2) & (m3 >> 3):
+            return True
+        return sum(c >= 4 for c in counts[3:16]) >= 2
+
     def follow(self, counts: list[int], n: int, top: Combo) -> list[Combo]:
         power = top.bomb_power
         masks = self.masks(counts)
@@ -755,7 +823,7 @@ class _Generator:
             self._steps[top.kind](counts, n, masks, out, top.key, top.length)
             if out and len(out[0].ranks) != len(top.ranks):
                 out = [c for c in out if len(c.ranks) == len(top.ranks)]
-        colliding = top.kind in self.colliding and len(out) > 1
+        colliding = top.kind in self.colliding and len(out) > 1 and self._may_collide(counts, masks)
         prone = [(0, len(out))]
         out.extend(self._bombs(counts, masks))
         return self._resolve(out, n, top, prone) if colliding else out
