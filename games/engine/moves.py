@@ -79,14 +79,20 @@ def legal_plays(variant: Variant, hand_ranks: Iterable[Rank], top: Combo | None)
     not checked against the variant's deck (the §8.3 CLI does that); a rank outside 3..17
     raises InvalidNotation.
     """
-    hand = hand_ranks if isinstance(hand_ranks, tuple | list) else tuple(hand_ranks)
-    if hand and (min(hand) < 3 or max(hand) > BJ):
+    hand = hand_ranks if type(hand_ranks) in (tuple, list) else tuple(hand_ranks)
+    # Counted into slots 0..35 so that every rank outside 3..17 (negative ones included)
+    # lands outside slots 3..17 or raises IndexError; both are refused below.
+    counts = [0] * 36
+    try:
+        for rank in hand:
+            counts[rank] += 1
+    except IndexError:
+        counts[0] = 1
+    n = len(hand)
+    if counts[0] or counts[1] or counts[2] or sum(counts[BJ + 1 :]):
         bad = min(hand) if min(hand) < 3 else max(hand)
         raise InvalidNotation(f"{bad!r} is not a rank value (3..17)")
-    counts = [0] * (BJ + 1)
-    for rank in hand:
-        counts[rank] += 1
-    n = len(hand)
+    del counts[BJ + 1 :]
     gen = _generator_for(variant)
     if top is None:
         return gen.lead(counts, n)
@@ -120,6 +126,8 @@ def _multisets(ranks: Sequence[int], caps: Sequence[int], size: int) -> list[tup
 
 
 _NATURALS = tuple(range(3, 16))
+_AT_LEAST_2 = (2).__le__
+_AT_LEAST_3 = (3).__le__
 
 
 def _sorted(a: int, na: int, b: int, nb: int) -> tuple[int, ...]:
@@ -144,8 +152,9 @@ class _Interned(dict[tuple[int, ...], Combo]):
         self.keep = keep
         # For two-kicker bodies: per first kicker, ([(a, a) play], [(a, b) plays, b > a]).
         self.rows: list[tuple[list[Combo], list[Combo]]] | None = None
-        # For three-kicker bodies: [a][b] -> ((a, b, b) play, [(a, b, c) plays, c > b]).
-        self.rows3: list[list[tuple[Combo, list[Combo]]]] | None = None
+        # For three-kicker bodies: [a][b] -> ((a, b, b) play, [(a, b, c) plays, c > b]),
+        # built on first use (a <= b only).
+        self.rows3: list[list[tuple[Combo, list[Combo]] | None]] | None = None
 
     def __missing__(self, wing: tuple[int, ...]) -> Combo:
         combo = self.build(wing)
@@ -274,6 +283,24 @@ class _Generator:
         # Leading runs every kind in order; each step says what the hand must hold for it
         # (cards of one natural rank; two adjacent triples on chain positions) so that
         # hopeless kinds are skipped before any work.
+        # Leading inlines the simple kinds (singles, pairs, triples, triple + kicker,
+        # straights, pair chains) in ``lead``: ``compress`` over rows indexed by rank - 3,
+        # chains from the per-mask cache. The plan holds the other kinds, each with what
+        # the hand must hold for it (cards of one natural rank; two adjacent triples on
+        # chain positions) so that hopeless kinds are skipped before any work.
+        inlined = {"single", "pair", "triple", "triple_single", "triple_pair"}
+        inlined |= {"straight", "pair_chain"}
+        self.single_row = tuple(self.singles[3:18])
+        self.pair_row = tuple(self.pairs[3 : self.pair_ranks[-1] + 1]) if self.pair_ranks else ()
+        if self.pair_row and None in self.pair_row:
+            raise ValueError(f"{v.key}: pair ranks must be contiguous from 3")
+        self.has_triple = "triple" in self.kinds
+        self.triple_row: tuple[Combo, ...] = ()
+        if self.has_triple and self.bare_triple == ALWAYS:
+            self.triple_row = tuple(self.triples[3:16])  # type: ignore[arg-type]
+        self.has_triple_single = "triple_single" in self.kinds
+        self.has_triple_pair = "triple_pair" in self.kinds
+        self.has_pair_chain = "pair_chain" in self.kinds
         self._lead_plan = [
             (
                 self._steps[k],
@@ -282,6 +309,7 @@ class _Generator:
                 k in self.colliding,
             )
             for k in self.kinds
+            if k not in inlined
         ]
 
     def _has_kind(self, kind: str) -> bool:
@@ -418,7 +446,7 @@ class _Generator:
         self, counts: list[int], n: int, masks: list[int], out: list[Combo], lo: int, ln: int
     ) -> None:
         rows = self.triple_pair_rows
-        held = [c >= 2 for c in counts[3 : self.pair_kicker_end]]
+        held = list(map(_AT_LEAST_2, counts[3 : self.pair_kicker_end]))
         for t in self.triple_ranks:
             if counts[t] >= 3 and t > lo:
                 select = held.copy()
@@ -681,39 +709,36 @@ class _Generator:
         prefix (a, b), a <= b, the (a, b, b) play if held often enough, then ``compress``
         picks the held c > b from a prebuilt row. ``held`` as in ``_two_kickers``."""
         rows = table.rows3
+        size = len(held)
         if rows is None:
-            end = 3 + len(held)
-            if pairs:
-
-                def play(a: int, b: int, c: int) -> Combo:
-                    return table[(a, a, b, b, c, c)]
-            else:
-
-                def play(a: int, b: int, c: int) -> Combo:
-                    return table[(a, b, c)]
-
-            rows = [
-                [(play(a, b, b), [play(a, b, c) for c in range(b + 1, end)]) for b in range(3, end)]
-                for a in range(3, end)
-            ]
-            table.rows3 = rows
+            rows = table.rows3 = [[None] * size for _ in range(size)]
         for i, ca in enumerate(held):
             if not ca:
                 continue
             row_a = rows[i]
-            if ca >= 2:
-                # b == a: (a, a, a) needs three, then (a, a, c) for held c > a.
-                same, row = row_a[i]
-                if ca >= 3:
-                    out.append(same)
-                out.extend(compress(row, held[i + 1 :]))
-            for j in range(i + 1, len(held)):
+            for j in range(i, size):
                 cb = held[j]
-                if cb:
-                    same, row = row_a[j]
-                    if cb >= 2:
-                        out.append(same)
-                    out.extend(compress(row, held[j + 1 :]))
+                if not cb or (j == i and cb < 2):
+                    continue
+                pair = row_a[j]
+                if pair is None:
+                    pair = row_a[j] = self._kicker_row3(table, i + 3, j + 3, size + 3, pairs)
+                same, row = pair
+                # (a, b, b) needs b held once more than the prefix holds it.
+                if cb >= 2 + (j == i):
+                    out.append(same)
+                out.extend(compress(row, held[j + 1 :]))
+
+    @staticmethod
+    def _kicker_row3(
+        table: _Interned, a: int, b: int, end: int, pairs: bool
+    ) -> tuple[Combo, list[Combo]]:
+        if pairs:
+            return (
+                table[(a, a, b, b, b, b)],
+                [table[(a, a, b, b, c, c)] for c in range(b + 1, end)],
+            )
+        return table[(a, b, b)], [table[(a, b, c)] for c in range(b + 1, end)]
 
     def _held_singles(self, counts: list[int], exclude: Sequence[int]) -> list[int]:
         held = counts[3 : self.single_kicker_end]
@@ -778,26 +803,69 @@ class _Generator:
 
     # -- drivers ----------------------------------------------------------------------------
     def lead(self, counts: list[int], n: int) -> list[Combo]:
-        out: list[Combo] = []
         masks = self.masks(counts)
-        most = max(counts[3:16])  # most cards of one natural rank
+        naturals = counts[3:16]
+        most = max(naturals)  # most cards of one natural rank
+        # Singles, pairs, bare triples: rows by rank - 3, compress keeps the held ones.
+        out: list[Combo] = list(compress(self.single_row, counts[3:]))
+        if most >= 2 or counts[SJ] >= 2 or counts[BJ] >= 2:
+            pair_row = self.pair_row
+            if pair_row:
+                out.extend(compress(pair_row, map(_AT_LEAST_2, counts[3 : 3 + len(pair_row)])))
+        if most >= 3:
+            if self.triple_row:
+                out.extend(compress(self.triple_row, map(_AT_LEAST_3, naturals)))
+            elif self.has_triple:
+                self._triples(counts, n, masks, out, -1, 0)
+            # Triple + kicker: the triple's own rank is never its kicker.
+            triples = [t for t in self.triple_ranks if counts[t] >= 3]
+            if self.has_triple_single:
+                rows = self.triple_single_rows
+                held = counts[3 : self.single_kicker_end]
+                for t in triples:
+                    select = held.copy()
+                    select[t - 3] = 0
+                    out.extend(compress(rows[t], select))
+            if self.has_triple_pair:
+                rows = self.triple_pair_rows
+                held = list(map(_AT_LEAST_2, counts[3 : self.pair_kicker_end]))
+                for t in triples:
+                    select = held.copy()
+                    select[t - 3] = False
+                    out.extend(compress(rows[t], select))
+        lead_chains = self._lead_chains
+        hit = lead_chains.get(("straight", masks[1]))
+        if hit is None:
+            self._straights(counts, n, masks, out, -1, 0)
+        else:
+            out.extend(hit)
+        if self.has_pair_chain:
+            hit = lead_chains.get(("pair_chain", masks[2]))
+            if hit is None:
+                self._pair_chains(counts, n, masks, out, -1, 0)
+            else:
+                out.extend(hit)
         m3 = masks[3]
         adjacent_triples = m3 & (m3 >> 1)
         prone: list[tuple[int, int]] = []
         size = 0
-        may_collide = self.colliding and self._may_collide(counts, masks)
-        for step, need, chained, colliding in self._lead_plan:
-            if need > most or (chained and not adjacent_triples):
-                continue  # the hand cannot hold this kind at all
-            if colliding and may_collide:
-                before = len(out)
-                step(counts, n, masks, out, -1, 0)
-                if len(out) > before:
-                    prone.append((before, len(out)))
-                    size += len(out) - before
-            else:
-                step(counts, n, masks, out, -1, 0)
-        out.extend(self._bombs(counts, masks))
+        may_collide = (
+            self.colliding and (most >= 4 or adjacent_triples) and self._may_collide(counts, masks)
+        )
+        if most >= 3:
+            for step, need, chained, colliding in self._lead_plan:
+                if need > most or (chained and not adjacent_triples):
+                    continue  # the hand cannot hold this kind at all
+                if colliding and may_collide:
+                    before = len(out)
+                    step(counts, n, masks, out, -1, 0)
+                    if len(out) > before:
+                        prone.append((before, len(out)))
+                        size += len(out) - before
+                else:
+                    step(counts, n, masks, out, -1, 0)
+        if most >= 4 or counts[SJ] + counts[BJ] >= 2:
+            out.extend(self._bombs(counts, masks))
         if size < 2:
             return out
         return self._resolve(out, n, None, prone)
@@ -861,21 +929,42 @@ class _Generator:
                     seen[ranks] = 1
         if not dupes:
             return out
+        # One reading per duplicated multiset. ``out`` is already in output order, so when
+        # the chosen reading is one of the generated ones (always, as far as the rules go)
+        # keeping that occurrence and dropping the others keeps the order without a sort.
+        chosen_of: dict[tuple[int, ...], Combo | None] = {}
+        for ranks in dupes:
+            final = len(ranks) == n
+            if top is None:
+                chosen_of[ranks] = _combos.reading_to_lead(self.variant, ranks, final=final)
+            else:
+                chosen_of[ranks] = _combos.reading_to_follow(self.variant, ranks, top, final=final)
         resolved: list[Combo] = []
+        kept: set[tuple[int, ...]] = set()
         for combo in out:
             ranks = combo.ranks
             if ranks in dupes:
-                if seen[ranks] == 0:
+                chosen = chosen_of[ranks]
+                if (
+                    chosen is None
+                    or chosen.kind != combo.kind
+                    or chosen.key != combo.key
+                    or chosen.length != combo.length
+                    or ranks in kept
+                ):
                     continue
-                seen[ranks] = 0
-                final = len(ranks) == n
-                if top is None:
-                    chosen = _combos.reading_to_lead(self.variant, ranks, final=final)
-                else:
-                    chosen = _combos.reading_to_follow(self.variant, ranks, top, final=final)
-                if chosen is not None:
-                    combo = chosen
+                kept.add(ranks)
+                combo = chosen
             resolved.append(combo)
+        if len(kept) == len(dupes):
+            return resolved
+        # A chosen reading the generator did not produce (or none): place it by sorting.
+        resolved = [c for c in out if c.ranks not in dupes]
+        for ranks in dupes:
+            chosen = chosen_of[ranks]
+            resolved.append(
+                chosen if chosen is not None else next(c for c in out if c.ranks == ranks)
+            )
         resolved.sort(key=play_order_key)
         return resolved
 
