@@ -433,10 +433,18 @@ def _follow(k: _Knowledge) -> Action:
         if len(c.ranks) == len(ranks):
             return _play_action(k, c)  # go out
     owner = k.top_seat
+    planner = planner_for(v)
     if owner in k.allies or (TRUST_LIKELY_ALLIES and owner in k.likely_allies):
+        # a partner's trick: take it over only with a sure winner that leaves one play
+        for c in cands:
+            if c.is_bomb or _beatable(k, c):
+                continue
+            rest = _remove(ranks, c.ranks)
+            last = reading_to_lead(v, rest, final=True)
+            if last is not None:
+                return _play_action(k, c)
         return passing
     rival = owner in k.rivals
-    planner = planner_for(v)
     base = planner.price(counts_of(ranks))
     owner_left = k.counts[owner] if owner is not None else 99
     danger = rival and owner_left <= DANGER_CARDS.get(v.key, 5)

@@ -90,6 +90,40 @@ class BotLegalityTests:
             )
         assert checked
 
+    @pytest.mark.parametrize(
+        ("variant_key", "phases"),
+        [
+            ("classic3", {"bid", "double", "play"}),
+            ("qq5", {"reveal", "double", "play"}),
+            ("new5", {"grab", "partner", "play"}),
+            ("fenzhou5", {"call", "play"}),
+        ],
+    )
+    def test_the_bot_acts_legally_in_every_phase_of_the_variant(self, variant_key, phases):
+        """Seeded random hands until the bot has acted (legally) in each phase, leading and
+        following included."""
+        seen: set[str] = set()
+
+        def each_state(state: HandState) -> None:
+            if state.finished:
+                return
+            for seat in waiting_seats(state):
+                action = bot_action(state, seat)
+                apply(state, action)
+                phase = state.phase
+                if phase == PHASE_PLAY:
+                    seen.add("lead" if state.top is None else "follow")
+                    phase = "play"
+                seen.add(phase)
+
+        with strict_bot():
+            for n in range(40):
+                rng = random.Random(n)
+                play_random_hand(variant_key, f"bot-phases-{n}", rng, each_state=each_state)
+                if phases | {"lead", "follow"} <= seen:
+                    break
+        assert phases | {"lead", "follow"} <= seen, seen
+
     @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
     def test_bot_is_deterministic(self, variant_key):
         state = _start(variant_key, "bot-determinism")
