@@ -62,7 +62,14 @@ def _views(table_id: int, seats: int) -> dict[str, dict]:
 def check_frame(label: str, html: str, view: dict) -> None:
     allowed = cards_in(json.dumps(view))
     shown = cards_in(html)
-    assert shown <= allowed, f"{label} saw {sorted(shown - allowed)} (phase {view['phase']})"
+    extra = shown - allowed
+    if extra:
+        token = sorted(extra)[0]
+        at = html.find(token)
+        raise AssertionError(
+            f"{label} saw {sorted(extra)} (phase {view['phase']}, view seat {view.get('seat')}): "
+            f"...{html[max(0, at - 300) : at + 100]}..."
+        )
     known_side = len((view.get("teams") or {}).get("landlord") or [])
     marked = len(LORD_SEAT.findall(html))
     assert marked <= known_side, f"{label}: {marked} seats marked landlord side, knows {known_side}"
