@@ -42,10 +42,10 @@ VARIANT_KEYS = ("classic3", "qq5", "new5", "fenzhou5")
 
 def _timed(state: HandState, seat: int, warm: bool) -> tuple[float, object]:
     if not warm:
-        planning._plan_cached.cache_clear()
-    start = time.perf_counter()
+        planning.clear_caches()
+    start = time.process_time()
     action = bot_action(state, seat)
-    return time.perf_counter() - start, action
+    return time.process_time() - start, action
 
 
 def _start(key: str, seed: str) -> HandState:

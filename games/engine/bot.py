@@ -362,12 +362,12 @@ def _lead(k: _Knowledge) -> Action:
     def lead_value(c: Combo) -> tuple[float, int]:
         value = price[c.ranks] + LEAD_LENGTH_BONUS * len(c.ranks)
         n = len(c.ranks)
-        if danger <= 2 and n <= danger and c.kind in ("single", "pair"):
-            value -= 3  # a rival is about to go out: do not feed him his size
+        if danger <= SHORT_RIVAL and n <= danger:
+            value -= 3  # a rival is close to going out: lead what he cannot follow
         return (-value, c.key)
 
     choice = min(non_bombs, key=lead_value)
-    if danger <= 2 and len(choice.ranks) <= danger and choice.kind in ("single", "pair"):
+    if danger <= SHORT_RIVAL and len(choice.ranks) <= danger and choice.kind in ("single", "pair"):
         # only small plays left: lead the strongest of that kind to keep him in check
         same = [c for c in non_bombs if c.kind == choice.kind]
         choice = max(same, key=lambda c: c.key)
@@ -384,6 +384,9 @@ def _group_price(plan: Plan, combo: Combo) -> float:
 # Leading: a planned play's price plus this much per card decides what goes first (the
 # weakest and longest first).
 LEAD_LENGTH_BONUS = 0.08
+# Leading while a rival holds this many cards or fewer: prefer plays longer than his hand.
+SHORT_RIVAL = 2
+
 # Following: take a trick from a rival when it raises the rest's price by at most this much
 # (from a seat whose side is unknown: only when it lowers the price by this much), and with
 # anything that beats (bombs included) when he is down to DANGER_CARDS[variant] cards.
@@ -397,6 +400,9 @@ BOMB_DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
 # At most this many non-bomb answers are priced per follow (the plan's own first), and at
 # most this many kicker choices per body: enough for the choice, bounded in time.
 FOLLOW_CANDIDATES = 14
+# planner budget (chain choices tried) for all the plans of one follow decision together
+FOLLOW_BUDGET = 700
+MIN_FOLLOW_BUDGET = 40
 KICKER_CHOICES = 3
 
 
@@ -434,6 +440,10 @@ def _follow(k: _Knowledge) -> Action:
             return _play_action(k, c)  # go out
     owner = k.top_seat
     planner = planner_for(v)
+    plan = planner.plan(counts_of(ranks))
+    shortlist = _follow_candidates(plan, cands)
+    # one budget for the whole decision, shared by the plans compared (same budget for all)
+    budget = max(MIN_FOLLOW_BUDGET, FOLLOW_BUDGET // (len(shortlist) + 1))
     if owner in k.allies or (TRUST_LIKELY_ALLIES and owner in k.likely_allies):
         # a partner's trick: take it over only with a sure winner that leaves one play
         for c in cands:
@@ -445,13 +455,13 @@ def _follow(k: _Knowledge) -> Action:
                 return _play_action(k, c)
         return passing
     rival = owner in k.rivals
-    base = planner.price(counts_of(ranks))
+    base = planner.price(counts_of(ranks), budget)
     owner_left = k.counts[owner] if owner is not None else 99
     danger = rival and owner_left <= DANGER_CARDS.get(v.key, 5)
     bomb_danger = rival and owner_left <= BOMB_DANGER_CARDS.get(v.key, 5)
     best: tuple[float, Combo] | None = None
-    for c in _follow_candidates(planner.plan(counts_of(ranks)), cands):
-        after = planner.price(counts_of(_remove(ranks, c.ranks)))
+    for c in shortlist:
+        after = planner.price(counts_of(_remove(ranks, c.ranks)), budget)
         score = after - base
         if best is None or score < best[0] or (score == best[0] and c.key < best[1].key):
             best = (score, c)

@@ -25,7 +25,7 @@ from games.engine.cards import BJ, RANK_TWO, SJ
 from games.engine.combos import classify
 from games.engine.variants import ALWAYS, Variant
 
-__all__ = ["Group", "Plan", "Planner", "counts_of", "planner_for"]
+__all__ = ["Group", "Plan", "Planner", "clear_caches", "counts_of", "planner_for"]
 
 Counts = tuple[int, ...]  # length 18, index = rank value (3..17)
 
@@ -153,24 +153,24 @@ class Planner:
         return best[1]
 
     # ------------------------------------------------------------------ search
-    def plan(self, counts: Counts) -> Plan:
-        return _plan_cached(self, counts)
+    def plan(self, counts: Counts, budget: int | None = None) -> Plan:
+        return _plan_cached(self, counts, self.budget if budget is None else budget)
 
-    def price(self, counts: Counts) -> float:
-        return _plan_cached(self, counts).price
+    def price(self, counts: Counts, budget: int | None = None) -> float:
+        return self.plan(counts, budget).price
 
-    def search(self, counts: Counts) -> Plan:
+    def search(self, counts: Counts, budget_limit: int | None = None) -> Plan:
         memo: dict[Counts, tuple[float, tuple[Group, ...] | None, Counts | None]] = {}
-        budget = [self.budget]
+        budget = [self.budget if budget_limit is None else budget_limit]
 
         def best(c: Counts) -> float:
             hit = memo.get(c)
             if hit is not None:
                 return hit[0]
-            leaf = self.leaf(c)
+            leaf = self.leaf_cached(c)
             value, chain, rest = leaf.price, None, None
             if budget[0] > 0:
-                for group, remaining in self.chains(c):
+                for group, remaining in self.chains_cached(c):
                     budget[0] -= 1
                     sub = group.price + best(remaining)
                     if sub < value - 1e-9:
@@ -186,11 +186,19 @@ class Planner:
         while c is not None:
             _, chain, rest = memo[c]
             if chain is None:
-                groups.extend(self.leaf(c).groups)
+                groups.extend(self.leaf_cached(c).groups)
                 break
             groups.extend(chain)
             c = rest
         return Plan(total, tuple(groups))
+
+    # Leaf groupings and chain candidates depend on the counts alone: cached (small LRUs,
+    # evicting one entry at a time), they are shared by every plan that meets the same counts.
+    def leaf_cached(self, c: Counts) -> Plan:
+        return _leaf_cached(self, c)
+
+    def chains_cached(self, c: Counts) -> tuple[tuple[Group, Counts], ...]:
+        return _chains_cached(self, c)
 
     def chains(self, c: Counts) -> list[tuple[Group, Counts]]:
         """Candidate straights and pair chains of ``c``, the most promising first."""
@@ -409,5 +417,22 @@ def planner_for(variant: Variant) -> Planner:
 
 
 @lru_cache(maxsize=1 << 14)
-def _plan_cached(planner: Planner, counts: Counts) -> Plan:
-    return planner.search(counts)
+def _plan_cached(planner: Planner, counts: Counts, budget: int) -> Plan:
+    return planner.search(counts, budget)
+
+
+@lru_cache(maxsize=1 << 12)
+def _leaf_cached(planner: Planner, counts: Counts) -> Plan:
+    return planner.leaf(counts)
+
+
+@lru_cache(maxsize=1 << 12)
+def _chains_cached(planner: Planner, counts: Counts) -> tuple[tuple[Group, Counts], ...]:
+    return tuple(planner.chains(counts))
+
+
+def clear_caches() -> None:
+    """Forget every cached plan (benchmarks measure a cold start with it)."""
+    _plan_cached.cache_clear()
+    _leaf_cached.cache_clear()
+    _chains_cached.cache_clear()
