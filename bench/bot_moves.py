@@ -10,7 +10,8 @@ default the planner's cache is cleared before each timed call (a cold process: t
 case); ``--warm`` keeps it, as a long-running server would. The ``new5 38`` rows time the
 new5 landlord's first lead (38 cards), and follows with a 38-card hand: states from the same
 games in which 7 unplayed cards of other hands are moved into the follower's hand (card
-counts stay consistent; the bot only sees a 38-card hand to follow with).
+counts stay consistent; the bot only sees a 38-card hand to follow with). The ``x3 ranks`` and
+``x2+jokers`` rows drop the planner's hardest 38-card shapes into real new5 play states.
 
 Win rate: each seeded deal is bid by bots, then played twice from the first lead, bots on
 the landlord side against 托管 farmers and 托管 landlords against bot farmers. 托管 against
@@ -96,6 +97,49 @@ def move_times(key: str, hands: int, seed: int, warm: bool) -> dict[str, list[fl
     return out
 
 
+# Hands that make the planner work hardest: every rank three times, every rank twice plus
+# four jokers (many straights, pair chains, triples and kicker choices at once).
+STRESS_HANDS = {
+    "x3 ranks": [r for r in range(3, 16) for _ in range(3)][:38],
+    "x2+jokers": [r for r in range(3, 16) for _ in range(2)] + [16, 16, 17, 17, 3, 4, 5, 6, 7, 8],
+}
+
+
+def _codes(ranks: list[int]) -> tuple[int, ...]:
+    used: dict[int, int] = {}
+    out = []
+    for r in sorted(ranks):
+        if r >= 16:
+            out.append(52 if r == 16 else 53)
+            continue
+        out.append((r - 3) * 4 + used.get(r, 0) % 4)
+        used[r] = used.get(r, 0) + 1
+    return tuple(sorted(out))
+
+
+def stress_times(seed: int, warm: bool, states: int = 40) -> dict[str, list[float]]:
+    """new5 follows (and leads) with the stress hands dropped into real play states."""
+    out: dict[str, list[float]] = {}
+    for name, ranks in STRESS_HANDS.items():
+        lead: list[float] = []
+        follow: list[float] = []
+        i = 0
+        while len(follow) < states or len(lead) < states // 4:
+            state = _start("new5", f"{seed}-stress-{i}")
+            i += 1
+            while not state.finished and (len(follow) < states or len(lead) < states // 4):
+                seat = waiting_seats(state)[0]
+                if state.phase == PHASE_PLAY:
+                    hands = list(state.hands)
+                    hands[seat] = _codes(ranks)
+                    probe = replace(state, hands=tuple(hands))
+                    (follow if state.top is not None else lead).append(_timed(probe, seat, warm)[0])
+                state = apply(state, bot_action(state, seat))
+        out[f"{name} lead"] = lead
+        out[f"{name} follow"] = follow
+    return out
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -141,16 +185,17 @@ def main() -> None:
     args = parser.parse_args()
     gc.collect()
     print(f"bot move times ({'warm' if args.warm else 'cold'} planner cache), milliseconds")
-    print(f"{'variant':<10} {'decision':<10} {'n':>6} {'p50':>8} {'p99':>8} {'max':>8}")
-    for key in VARIANT_KEYS:
-        times = move_times(key, args.hands, args.seed, args.warm)
+    print(f"{'variant':<10} {'decision':<18} {'n':>6} {'p50':>8} {'p99':>8} {'max':>8}")
+    rows = [(key, move_times(key, args.hands, args.seed, args.warm)) for key in VARIANT_KEYS]
+    rows.append(("new5 38", stress_times(args.seed, args.warm)))
+    for key, times in rows:
         for kind, values in times.items():
             if not values:
                 continue
             p50 = statistics.median(values) * 1e3
             p99 = _percentile(values, 0.99) * 1e3
             mx = max(values) * 1e3
-            print(f"{key:<10} {kind:<10} {len(values):>6} {p50:>8.2f} {p99:>8.2f} {mx:>8.2f}")
+            print(f"{key:<10} {kind:<18} {len(values):>6} {p50:>8.2f} {p99:>8.2f} {mx:>8.2f}")
     print()
     print("bot vs 托管, same deals with sides swapped (托管 vs 托管 = 50.0%)")
     print(f"{'variant':<10} {'as landlord':>14} {'as farmers':>14} {'overall':>14}")
