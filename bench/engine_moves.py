@@ -3,7 +3,7 @@
 A script that prints figures (never a timed test). See bench/README.md for the setup:
 DouZero and RLCard live in bench/.deps, outside the app's environment.
 
-    .venv/bin/python bench/engine_moves.py [--hands 2000] [--seed 20261129] [--rounds 7]
+    .venv/bin/python bench/engine_moves.py [--hands 2000] [--seed 20261129] [--rounds 9]
 """
 
 from __future__ import annotations
@@ -55,11 +55,13 @@ def reset_ours() -> None:
     _classify_cached.cache_clear()
 
 
-def timed(fn, hands) -> float:
+def timed(fn, hands) -> tuple[float, float]:
+    """One pass: (wall seconds, CPU seconds of this process)."""
     gc.collect()
+    cpu = time.process_time()
     start = time.perf_counter()
     fn(hands)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -72,7 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--landlord-hands", type=int, default=300)
     parser.add_argument("--warmup-hands", type=int, default=10000)
     args = parser.parse_args()
@@ -110,7 +112,7 @@ def main() -> None:
         contenders.append(("DouZero", run_douzero, dz_hands))
     if DoudizhuJudger is not None:
         contenders.append(("RLCard", run_rlcard, rl_hands))
-    samples: dict[str, list[float]] = {name: [] for name, _, _ in contenders}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in contenders}
     samples["cold"] = []
     for rnd in range(args.rounds):
         reset_ours()
@@ -126,28 +128,32 @@ def main() -> None:
         ("DouZero MovesGener.gen_moves", "DouZero"),
         ("RLCard playable_cards_from_hand", "RLCard"),
     ]
-    print(f"{'':38s} {'hands/s':>9s} {'µs/hand':>8s}  (median; fastest..slowest round)")
+    us = 1e6 / args.hands
+    print(f"{'µs per hand, median of rounds':38s} {'wall':>7s} {'(range)':>14s} {'CPU':>7s}")
     for label, name in rows:
         if name not in samples:
             continue
-        med = statistics.median(samples[name])
-        lo, hi = min(samples[name]), max(samples[name])
+        wall = [w for w, _ in samples[name]]
+        cpu = [c for _, c in samples[name]]
         print(
-            f"{label:38s} {args.hands / med:9.0f} {med / args.hands * 1e6:8.1f}  "
-            f"({lo / args.hands * 1e6:.1f}..{hi / args.hands * 1e6:.1f})"
+            f"{label:38s} {statistics.median(wall) * us:7.1f} "
+            f"{f'({min(wall) * us:.1f}..{max(wall) * us:.1f})':>14s} "
+            f"{statistics.median(cpu) * us:7.1f}"
         )
     for other in ("DouZero", "RLCard"):
         if other not in samples:
             print(f"{other} not installed: see bench/README.md")
             continue
         # Ratios per round (the passes of one round ran back to back), then the median.
-        warm = [t / o for t, o in zip(samples[other], samples["ours"], strict=True)]
-        cold = [t / o for t, o in zip(samples[other], samples["cold"], strict=True)]
-        print(
-            f"ratio ours/{other} throughput: {statistics.median(warm):.2f}x warm, unseen hands "
-            f"(rounds {min(warm):.2f}..{max(warm):.2f}); "
-            f"{statistics.median(cold):.2f}x cold ({min(cold):.2f}..{max(cold):.2f})"
-        )
+        for which in ("ours", "cold"):
+            label = "warm, unseen hands" if which == "ours" else "cold caches"
+            wall = [t[0] / o[0] for t, o in zip(samples[other], samples[which], strict=True)]
+            cpu = [t[1] / o[1] for t, o in zip(samples[other], samples[which], strict=True)]
+            print(
+                f"ratio ours/{other} throughput, {label:18s}: "
+                f"{statistics.median(wall):.2f}x wall (rounds {min(wall):.2f}..{max(wall):.2f}), "
+                f"{statistics.median(cpu):.2f}x CPU"
+            )
 
     print()
     print("# per-hand latency, landlord hands (ms), leading and following a random legal play")

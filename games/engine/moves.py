@@ -14,9 +14,14 @@ Order (deterministic, pinned by tests/engine/snapshots/moves_*.txt): non-bombs f
 in ``KIND_ORDER``, then chain length, then key, then the sorted ranks (so, for one body, by
 kickers); bombs last, weakest first (by ``bomb_power``, then ranks).
 
-Speed: ``Combo`` objects are immutable, so each generator interns them (per variant) and a
-hand's answer is mostly table look-ups; chain runs are cached by the bitmask of available
-positions. See bench/engine_moves.py for the figures.
+Speed: ``Combo`` objects are immutable, so each generator interns them per variant (singles,
+pairs, triple + kicker rows, chains, and per plane body or quad the plays by kicker tuple)
+and a hand's answer is mostly ``compress`` over prebuilt rows; leading inlines the simple
+kinds and skips the kinds the hand cannot hold. Nothing is cached per hand: the tables are
+bounded by the variant's combinatorics (planes of 4+ triples are not interned), the
+mask-keyed caches (chain runs, leading chains) start over past ``_MASK_CACHE_SIZE`` entries,
+and ``classify`` (asked only for the rare multisets with two readings) has a bounded LRU.
+See bench/engine_moves.py for the figures.
 """
 
 from __future__ import annotations
@@ -126,8 +131,10 @@ def _multisets(ranks: Sequence[int], caps: Sequence[int], size: int) -> list[tup
 
 
 _NATURALS = tuple(range(3, 16))
+_INDICES = range(64)
 _AT_LEAST_2 = (2).__le__
 _AT_LEAST_3 = (3).__le__
+_AT_LEAST_4 = (4).__le__
 
 
 def _sorted(a: int, na: int, b: int, nb: int) -> tuple[int, ...]:
@@ -135,6 +142,8 @@ def _sorted(a: int, na: int, b: int, nb: int) -> tuple[int, ...]:
 
 
 _NO_LIMIT = 1 << 30
+# Entries per mask-keyed cache (chain runs, leading chains) before it starts over.
+_MASK_CACHE_SIZE = 1 << 15
 # Planes of up to this many triples keep their plays interned (see _Interned).
 _INTERN_PLANES_UP_TO = 3
 
@@ -301,6 +310,9 @@ class _Generator:
         self.has_triple_single = "triple_single" in self.kinds
         self.has_triple_pair = "triple_pair" in self.kinds
         self.has_pair_chain = "pair_chain" in self.kinds
+        for k in self.kinds:
+            if k not in inlined and _NEEDS_OF_A_RANK[k] < 3:
+                raise ValueError(f"{k}: leading assumes the planned kinds need 3+ of a rank")
         self._lead_plan = [
             (
                 self._steps[k],
@@ -382,6 +394,8 @@ class _Generator:
             # new5 A..K (positions 1..13): the same ranks are read as 2..A (higher top).
             found = [(st, ln) for st, ln in found if not (st == 0 and ln == self.max_run)]
         found.sort(key=_by_length_then_start)
+        if len(self._runs_cache) >= _MASK_CACHE_SIZE:
+            self._runs_cache.clear()  # bounded: start over rather than grow
         result = self._runs_cache[cache_key] = tuple(found)
         return result
 
@@ -482,6 +496,8 @@ class _Generator:
             cache_key = (kind, mask)
             hit = self._lead_chains.get(cache_key)
             if hit is None:
+                if len(self._lead_chains) >= _MASK_CACHE_SIZE:
+                    self._lead_chains.clear()  # bounded: start over rather than grow
                 hit = self._lead_chains[cache_key] = tuple(
                     self._chain(kind, need, start, length)
                     for start, length in self._runs(mask, min_len, max_len)
@@ -695,12 +711,12 @@ class _Generator:
                     for a in range(3, end)
                 ]
             table.rows = rows
-        for i, c in enumerate(held):
-            if c:
-                same, row = rows[i]
-                if c >= 2:
-                    out.extend(same)
-                out.extend(compress(row, held[i + 1 :]))
+        extend = out.extend
+        for i in compress(_INDICES, held):  # the held first kickers
+            same, row = rows[i]
+            if held[i] >= 2:
+                extend(same)
+            extend(compress(row, held[i + 1 :]))
 
     def _three_kickers(
         self, held: list[int], out: list[Combo], table: _Interned, *, pairs: bool = False
@@ -852,7 +868,8 @@ class _Generator:
         may_collide = (
             self.colliding and (most >= 4 or adjacent_triples) and self._may_collide(counts, masks)
         )
-        if most >= 3:
+        # The planned kinds all need a quad or two adjacent triples (_NEEDS_OF_A_RANK).
+        if most >= 4 or adjacent_triples:
             for step, need, chained, colliding in self._lead_plan:
                 if need > most or (chained and not adjacent_triples):
                     continue  # the hand cannot hold this kind at all
@@ -879,7 +896,7 @@ class _Generator:
         m3 = masks[3]
         if m3 & (m3 >> 1) & (m3 >> 2) & (m3 >> 3):
             return True
-        return sum(c >= 4 for c in counts[3:16]) >= 2
+        return sum(map(_AT_LEAST_4, counts[3:16])) >= 2
 
     def follow(self, counts: list[int], n: int, top: Combo) -> list[Combo]:
         power = top.bomb_power
