@@ -58,17 +58,36 @@ def _active_hand(table_id: int, intent: Intent) -> Hand:
     return hand
 
 
+def _retrying(call: Any) -> None:
+    """A write that lost a race for the database (SQLite's busy lock, a concurrent deadline)
+    is tried again a few times; if the table really changed, the retry is refused as stale."""
+    for attempt in range(3):
+        try:
+            call()
+            return
+        except ActionRejected as error:
+            if error.code is not ErrorCode.CONFLICT or attempt == 2:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
 def _act(table_id: int, user: Any, intent: Intent) -> None:
-    hand = _active_hand(table_id, intent)
-    assert intent.action is not None
-    services.hand_submit_action(
-        hand_id=hand.pk, user=user, action=intent.action, expected_version=intent.version
-    )
+    def call() -> None:
+        hand = _active_hand(table_id, intent)
+        assert intent.action is not None
+        services.hand_submit_action(
+            hand_id=hand.pk, user=user, action=intent.action, expected_version=intent.version
+        )
+
+    _retrying(call)
 
 
 def _autoplay(table_id: int, user: Any, intent: Intent) -> None:
-    hand = _active_hand(table_id, intent)
-    services.seat_set_autoplay(hand_id=hand.pk, user=user, enabled=bool(intent.enabled))
+    def call() -> None:
+        hand = _active_hand(table_id, intent)
+        services.seat_set_autoplay(hand_id=hand.pk, user=user, enabled=bool(intent.enabled))
+
+    _retrying(call)
 
 
 def _table_exists(table_id: int) -> bool:

@@ -420,3 +420,30 @@ class TestOddValues:
                 expected_version=hand.version,
             )
         self._barrage(table, users)
+
+
+class TestConsumerRetry:
+    """The consumer retries a write that lost a database race, and nothing else."""
+
+    def test_a_conflict_is_retried_and_other_refusals_are_not(self):
+        from games.consumers import _retrying
+        from games.errors import ActionRejected, ErrorCode
+
+        calls = []
+
+        def flaky():
+            calls.append(1)
+            if len(calls) < 2:
+                raise ActionRejected.of(ErrorCode.CONFLICT)
+
+        _retrying(flaky)
+        assert len(calls) == 2
+
+        def stale():
+            calls.append(1)
+            raise ActionRejected.of(ErrorCode.STALE_VERSION)
+
+        calls.clear()
+        with pytest.raises(ActionRejected):
+            _retrying(stale)
+        assert len(calls) == 1
