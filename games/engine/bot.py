@@ -6,13 +6,20 @@ qq5 partner's hand) and from public facts of the state (the variant, the current
 and every play made so far). Other seats' hands are never read: a test swaps cards between
 two other hands and checks that every decision stays the same.
 
-Play: the hand is planned as a set of combinations (``planning.Planner``); leading plays the
-planned combination that is hardest to get rid of (low and long first), holding the strong
-ones and the bombs back, and cashing sure winners first when that ends the hand. Following
-takes a trick from an opponent when that does not make the rest of the hand more expensive,
-never beats a known partner unless it goes out, and keeps bombs for an opponent close to
-going out or for the bot's own finish. Bids, grabs, reveals, doubles and calls come from the
-price of the planned hand (fewer and stronger plays: a stronger hand).
+Play: the hand is planned as a set of combinations (``planning.Planner``: fewest and
+strongest plays). Leading plays the planned combination that is hardest to get rid of (low
+and long first), holding the strong ones and the bombs back, cashing sure winners first when
+that ends the hand, and not feeding a rival who is about to go out a play of his size.
+Following takes a trick from an opponent when that does not make the rest of the hand more
+expensive, and with anything, bombs included, once he is down to a handful of cards (or when
+a bomb wins the hand). A known partner's trick is left alone unless a sure winner then leaves
+one play; a farmer who does not know the teams yet also leaves alone a seat that has beaten
+the landlord. Bids, grabs, reveals, doubles, the new5 partner choice and the fenzhou5 call
+come from the price of the planned hand, against thresholds calibrated per variant.
+
+The module constants (LEAD_*, FOLLOW_*, DANGER_CARDS, THRESHOLDS) are the tuning knobs; the
+changes kept were measured against the previous bot on the same seeded deals with sides
+swapped.
 
 Deterministic: no randomness at all; the same state gives the same action.
 """
@@ -22,6 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 from games.engine.cards import BJ, SJ, card_rank, parse_cards, ranks_of
 from games.engine.combos import Combo, reading_to_lead
@@ -62,8 +70,6 @@ class _Knowledge:
 
     variant: Variant
     seat: int
-    seats: int
-    phase: str
     hand: tuple[int, ...]  # own card codes
     counts: tuple[int, ...]  # cards left per seat (public)
     landlord: int | None
@@ -75,7 +81,7 @@ class _Knowledge:
     top: Combo | None  # the current top play (public)
     top_seat: int | None
     unseen: tuple[int, ...]  # rank counts of cards neither held, seen in a partner hand nor played
-    view: dict
+    view: dict[str, Any]
 
     @property
     def rivals(self) -> frozenset[int]:
@@ -128,8 +134,6 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
     return _Knowledge(
         variant=v,
         seat=seat,
-        seats=v.seats,
-        phase=state.phase,
         hand=tuple(sorted(hand)),
         counts=counts,
         landlord=landlord,
@@ -279,6 +283,31 @@ def _call_card(k: _Knowledge, cards: list[int], solo: bool) -> int:
 
 
 # --------------------------------------------------------------------------- play
+# Leading: a planned play's price plus this much per card decides what goes first (the
+# weakest and longest first).
+LEAD_LENGTH_BONUS = 0.08
+# Leading while a rival holds this many cards or fewer: prefer plays longer than his hand.
+SHORT_RIVAL = 2
+
+# Following: take a trick from a rival when it raises the rest's price by at most this much
+# (from a seat whose side is unknown: only when it lowers the price by this much), and with
+# anything that beats (bombs included) when he is down to DANGER_CARDS[variant] cards.
+FOLLOW_LIMIT_RIVAL = 0.35
+FOLLOW_LIMIT_UNKNOWN = -0.3
+# A farmer who does not know the teams yet leaves alone a seat that has beaten the landlord.
+TRUST_LIKELY_ALLIES = True
+DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
+BOMB_DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
+
+# At most this many non-bomb answers are priced per follow (the plan's own first), and at
+# most this many kicker choices per body: enough for the choice, bounded in time.
+FOLLOW_CANDIDATES = 14
+# planner budget (chain choices tried) for all the plans of one follow decision together
+FOLLOW_BUDGET = 700
+MIN_FOLLOW_BUDGET = 40
+KICKER_CHOICES = 3
+
+
 def _codes_for(hand: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
     pool = list(hand)
     out = []
@@ -379,31 +408,6 @@ def _group_price(plan: Plan, combo: Combo) -> float:
         if g.ranks == combo.ranks:
             return g.price
     return 1.0
-
-
-# Leading: a planned play's price plus this much per card decides what goes first (the
-# weakest and longest first).
-LEAD_LENGTH_BONUS = 0.08
-# Leading while a rival holds this many cards or fewer: prefer plays longer than his hand.
-SHORT_RIVAL = 2
-
-# Following: take a trick from a rival when it raises the rest's price by at most this much
-# (from a seat whose side is unknown: only when it lowers the price by this much), and with
-# anything that beats (bombs included) when he is down to DANGER_CARDS[variant] cards.
-FOLLOW_LIMIT_RIVAL = 0.35
-FOLLOW_LIMIT_UNKNOWN = -0.3
-# A farmer who does not know the teams yet leaves alone a seat that has beaten the landlord.
-TRUST_LIKELY_ALLIES = True
-DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
-BOMB_DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
-
-# At most this many non-bomb answers are priced per follow (the plan's own first), and at
-# most this many kicker choices per body: enough for the choice, bounded in time.
-FOLLOW_CANDIDATES = 14
-# planner budget (chain choices tried) for all the plans of one follow decision together
-FOLLOW_BUDGET = 700
-MIN_FOLLOW_BUDGET = 40
-KICKER_CHOICES = 3
 
 
 def _follow_candidates(plan: Plan, cands: list[Combo]) -> list[Combo]:
