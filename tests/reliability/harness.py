@@ -50,6 +50,14 @@ def database_url(settings_dict: dict[str, Any]) -> str:
     return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
 
 
+def _die_with_parent() -> None:
+    """In the child: SIGKILL when the test process dies, even by os._exit (a hard timeout)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 class Server:
     """A daphne subprocess serving ddz_site on 127.0.0.1:port (started with ``start``)."""
 
@@ -76,6 +84,7 @@ class Server:
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

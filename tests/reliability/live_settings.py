@@ -14,3 +14,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+# DEBUG=0 runs (the load bench) serve no static files and have no collectstatic manifest.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if os.environ.get("DDZ_WS_RATE_PER_SECOND"):
+    DDZ_WS_RATE_PER_SECOND = float(os.environ["DDZ_WS_RATE_PER_SECOND"])
