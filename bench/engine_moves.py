@@ -56,8 +56,7 @@ def reset_ours() -> None:
 
 
 def timed(fn, hands) -> tuple[float, float]:
-    """One pass: (wall seconds, CPU seconds of this process)."""
-    gc.collect()
+    """(wall seconds, CPU seconds of this process) of fn(hands)."""
     cpu = time.process_time()
     start = time.perf_counter()
     fn(hands)
@@ -70,11 +69,84 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[index]
 
 
+def throughput(contenders, warmup, rounds: int, chunk: int, phases):
+    """Per round and phase ("cold": caches emptied; "ours": caches emptied, then warmed on
+    the `warmup` hands), one pass of every contender over its hands, run `chunk` hands at
+    a time with the contenders' chunks interleaved in rotating order. Returns the (wall,
+    CPU) pass times: ours by phase, the others in total and by phase."""
+    run_ours = contenders[0][1]
+    size = len(contenders[0][2])
+    chunks = [slice(i, i + chunk) for i in range(0, size, chunk)]
+    samples: dict[str, list[tuple[float, float]]] = {phase: [] for phase in phases}
+    paired: dict[str, list[tuple[float, float]]] = {}
+    for name, _, _ in contenders[1:]:
+        samples[name] = []
+        for phase in phases:
+            paired[f"{name}/{phase}"] = []
+    for rnd in range(rounds):
+        for phase in phases:
+            reset_ours()
+            if phase == "ours":
+                run_ours(warmup)
+            gc.collect()
+            totals = {name: [0.0, 0.0] for name, _, _ in contenders}
+            for k, part in enumerate(chunks):
+                shift = (rnd + k) % len(contenders)
+                for name, fn, hs in contenders[shift:] + contenders[:shift]:
+                    wall, cpu = timed(fn, hs[part])
+                    totals[name][0] += wall
+                    totals[name][1] += cpu
+            for name, (wall, cpu) in totals.items():
+                if name == "ours":
+                    samples[phase].append((wall, cpu))
+                else:
+                    samples[name].append((wall, cpu))
+                    paired[f"{name}/{phase}"].append((wall, cpu))
+    return samples, paired
+
+
+def report(samples, paired, hands: int, phases) -> None:
+    rows = [
+        ("ours, warm caches, unseen hands", "ours"),
+        ("ours, cold caches (first pass)", "cold"),
+        ("DouZero MovesGener.gen_moves", "DouZero"),
+        ("RLCard playable_cards_from_hand", "RLCard"),
+    ]
+    us = 1e6 / hands
+    print(f"{'µs per hand, median of rounds':38s} {'wall':>7s} {'(range)':>14s} {'CPU':>7s}")
+    for label, name in rows:
+        if name not in samples:
+            continue
+        wall = [w for w, _ in samples[name]]
+        cpu = [c for _, c in samples[name]]
+        print(
+            f"{label:38s} {statistics.median(wall) * us:7.1f} "
+            f"{f'({min(wall) * us:.1f}..{max(wall) * us:.1f})':>14s} "
+            f"{statistics.median(cpu) * us:7.1f}"
+        )
+    for other in ("DouZero", "RLCard"):
+        if other not in samples:
+            print(f"{other} not installed: see bench/README.md")
+            continue
+        # Ratios per round (the passes of one round ran back to back), then the median.
+        for which in phases:
+            label = "warm, unseen hands" if which == "ours" else "cold caches"
+            theirs = paired[f"{other}/{which}"]
+            wall = [t[0] / o[0] for t, o in zip(theirs, samples[which], strict=True)]
+            cpu = [t[1] / o[1] for t, o in zip(theirs, samples[which], strict=True)]
+            print(
+                f"ratio ours/{other} throughput, {label:18s}: "
+                f"{statistics.median(wall):.2f}x wall (rounds {min(wall):.2f}..{max(wall):.2f}), "
+                f"{statistics.median(cpu):.2f}x CPU"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--chunk", type=int, default=20)
     parser.add_argument("--landlord-hands", type=int, default=300)
     parser.add_argument("--warmup-hands", type=int, default=10000)
     args = parser.parse_args()
@@ -102,58 +174,27 @@ def main() -> None:
     print(f"# machine: {os.cpu_count()} CPUs, load average {load} (1, 5, 15 min)")
     print(f"# python {sys.version.split()[0]}")
     print(f"# classic3, {args.hands} seeded random 20-card hands (seed {args.seed}), leading")
-    print(
-        f"# {args.rounds} rounds; each: ours cold (caches emptied, one pass), then caches "
-        f"emptied and warmed on {args.warmup_hands} other hands, then one pass each of "
-        "ours (hands the caches never saw), DouZero and RLCard, in rotating order"
-    )
     contenders = [("ours", run_ours, hands)]
     if MovesGener is not None:
         contenders.append(("DouZero", run_douzero, dz_hands))
     if DoudizhuJudger is not None:
         contenders.append(("RLCard", run_rlcard, rl_hands))
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in contenders}
-    samples["cold"] = []
-    for rnd in range(args.rounds):
-        reset_ours()
-        samples["cold"].append(timed(run_ours, hands))
-        reset_ours()
-        run_ours(warmup)
-        shift = rnd % len(contenders)
-        for name, fn, hs in contenders[shift:] + contenders[:shift]:
-            samples[name].append(timed(fn, hs))
-    rows = [
-        ("ours, warm caches, unseen hands", "ours"),
-        ("ours, cold caches (first pass)", "cold"),
-        ("DouZero MovesGener.gen_moves", "DouZero"),
-        ("RLCard playable_cards_from_hand", "RLCard"),
-    ]
-    us = 1e6 / args.hands
-    print(f"{'µs per hand, median of rounds':38s} {'wall':>7s} {'(range)':>14s} {'CPU':>7s}")
-    for label, name in rows:
-        if name not in samples:
-            continue
-        wall = [w for w, _ in samples[name]]
-        cpu = [c for _, c in samples[name]]
-        print(
-            f"{label:38s} {statistics.median(wall) * us:7.1f} "
-            f"{f'({min(wall) * us:.1f}..{max(wall) * us:.1f})':>14s} "
-            f"{statistics.median(cpu) * us:7.1f}"
-        )
-    for other in ("DouZero", "RLCard"):
-        if other not in samples:
-            print(f"{other} not installed: see bench/README.md")
-            continue
-        # Ratios per round (the passes of one round ran back to back), then the median.
-        for which in ("ours", "cold"):
-            label = "warm, unseen hands" if which == "ours" else "cold caches"
-            wall = [t[0] / o[0] for t, o in zip(samples[other], samples[which], strict=True)]
-            cpu = [t[1] / o[1] for t, o in zip(samples[other], samples[which], strict=True)]
-            print(
-                f"ratio ours/{other} throughput, {label:18s}: "
-                f"{statistics.median(wall):.2f}x wall (rounds {min(wall):.2f}..{max(wall):.2f}), "
-                f"{statistics.median(cpu):.2f}x CPU"
-            )
+    print(
+        f"# {args.rounds} rounds; each: a cold pass (caches emptied), then caches emptied and "
+        f"warmed on {args.warmup_hands} other hands and a warm pass over the benchmark hands "
+        "(never seen by the caches); each pass of ours followed by one of DouZero and RLCard, "
+        "in rotating order"
+    )
+    samples, paired = throughput(contenders, warmup, args.rounds, args.hands, ("cold", "ours"))
+    report(samples, paired, args.hands, ("ours", "cold"))
+    print()
+    print(
+        f"# the same warm passes cut into chunks of {args.chunk} hands, the contenders' chunks "
+        "interleaved: no engine has the CPU caches to itself (a server runs other code "
+        "between two calls)"
+    )
+    samples, paired = throughput(contenders, warmup, args.rounds, args.chunk, ("ours",))
+    report(samples, paired, args.hands, ("ours",))
 
     print()
     print("# per-hand latency, landlord hands (ms), leading and following a random legal play")

@@ -196,7 +196,13 @@ class _Generator:
         self.limit = v.non_bomb_max_per_rank or _NO_LIMIT
         limit = self.limit
         self._cache: dict[Any, Combo] = {}
-        self._lead_chains: dict[tuple[str, int], tuple[Combo, ...]] = {}
+        # Leading chains of each kind by the mask of positions held often enough.
+        self._lead_chains: dict[str, dict[int, tuple[Combo, ...]]] = {
+            "straight": {},
+            "pair_chain": {},
+        }
+        self._lead_straights = self._lead_chains["straight"]
+        self._lead_pair_chains = self._lead_chains["pair_chain"]
         # Per plane body / quad: its plays interned by their kicker tuple.
         self._bodies: dict[tuple[str, int, int], _Interned] = {}
         self._runs_cache: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
@@ -493,12 +499,12 @@ class _Generator:
     ) -> None:
         mask = masks[need]
         if lo < 0 and not ln:  # leading: the whole answer depends on the mask alone
-            cache_key = (kind, mask)
-            hit = self._lead_chains.get(cache_key)
+            by_mask = self._lead_chains[kind]
+            hit = by_mask.get(mask)
             if hit is None:
-                if len(self._lead_chains) >= _MASK_CACHE_SIZE:
-                    self._lead_chains.clear()  # bounded: start over rather than grow
-                hit = self._lead_chains[cache_key] = tuple(
+                if len(by_mask) >= _MASK_CACHE_SIZE:
+                    by_mask.clear()  # bounded: start over rather than grow
+                hit = by_mask[mask] = tuple(
                     self._chain(kind, need, start, length)
                     for start, length in self._runs(mask, min_len, max_len)
                 )
@@ -849,14 +855,13 @@ class _Generator:
                     select = held.copy()
                     select[t - 3] = False
                     out.extend(compress(rows[t], select))
-        lead_chains = self._lead_chains
-        hit = lead_chains.get(("straight", masks[1]))
+        hit = self._lead_straights.get(masks[1])
         if hit is None:
             self._straights(counts, n, masks, out, -1, 0)
         else:
             out.extend(hit)
         if self.has_pair_chain:
-            hit = lead_chains.get(("pair_chain", masks[2]))
+            hit = self._lead_pair_chains.get(masks[2])
             if hit is None:
                 self._pair_chains(counts, n, masks, out, -1, 0)
             else:
