@@ -1,0 +1,515 @@
+"""Load benchmark of the real-time tables (issue #6). Prints figures; not a test.
+
+N tables of five socket clients (the ``websockets`` library, a signed-in session cookie and an
+Origin header each) play whole qq5 hands against daphne: one process, or two processes behind
+the Redis channel layer (the clients are split across them). The clients decide from what the
+server sends them only: the version and the forms of ``#table-controls``, the hints of the
+seat's own hand (``data-hints``: the server's legal plays, weakest first) and the choice buttons
+of the other phases. When a hand is over the bench deals the next one (the "Next hand" button's
+service, ``hand_start``).
+
+Modes: ``--pace human`` (each table acts once every 2 s) and ``--pace flat`` (each table acts as
+soon as all five tabs saw the previous update). Figures: actions/s, p50/p99/max from sending an
+action to the arrival of the update at the last of the five tabs, errors (refusals, closed
+sockets, timeouts), the servers' RSS growth per table, and ``manage.py audit_beans`` at the end.
+
+Everything runs against a throw-away PostgreSQL database (``--database``, dropped and migrated at
+the start) and a Redis database number of its own (flushed at the start). See bench/README.md.
+
+  .venv/bin/python bench/load_tables.py --tables 200 --pace human --processes 1 --seconds 40
+  .venv/bin/python bench/load_tables.py --pace flat --knee 1,5,10,20,40,80 --seconds 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SETTINGS = "tests.reliability.live_settings"
+ORIGIN = "http://localhost"
+HUMAN_GAP = 2.0
+_VERSION = re.compile(rb'name="version" value="(\d+)"')
+_CONTROLS = b'<div id="table-controls"'
+
+
+def _env(args: argparse.Namespace) -> dict[str, str]:
+    return {
+        "DATABASE_URL": args.database,
+        "REDIS_URL": args.redis,
+        "DJANGO_SETTINGS_MODULE": SETTINGS,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
+        "SECURE_SSL_REDIRECT": "0",
+        "SESSION_COOKIE_SECURE": "0",
+        "CSRF_COOKIE_SECURE": "0",
+        "SECURE_PROXY_SSL_HEADER": "0",
+        "DDZ_DEADLINE_POLL_SECONDS": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def _django(args: argparse.Namespace) -> None:
+    os.environ.update(_env(args))
+    import django
+
+    django.setup()
+
+
+# --------------------------------------------------------------------------- setup (parent)
+
+
+def prepare_database(args: argparse.Namespace) -> None:
+    """Drop and create the bench database, migrate it, flush the bench Redis database."""
+    import psycopg
+
+    url = args.database
+    name = url.rsplit("/", 1)[1]
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    env = {**os.environ, **_env(args), "PYTHONPATH": str(ROOT)}
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True
+    )
+    import redis
+
+    redis.Redis.from_url(args.redis).flushdb()
+
+
+def make_tables(count: int, *, start: int) -> list[tuple[int, list[str]]]:
+    """``count`` qq5 tables of five signed-in players: (table id, five session keys)."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from accounts.models import User
+    from accounts.services import beans_grant
+    from games import services
+    from games.models import Room
+
+    room = Room.objects.filter(name="bench qq5").first() or services.room_create(
+        name="bench qq5", variant="qq5", bid_seconds=120, turn_seconds=120
+    )
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    out = []
+    for t in range(count):
+        table = services.table_create(room=room)
+        cookies = []
+        for s in range(5):
+            user = User.objects.create_user(username=f"b{start + t}_{s}", password="x")
+            beans_grant(user=user, amount=10_000_000)
+            services.table_join(table_id=table.pk, user=user)
+            session = SessionStore()
+            session[SESSION_KEY] = str(user.pk)
+            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            session.create()
+            cookies.append(session.session_key)
+        out.append((table.pk, cookies))
+    return out
+
+
+# --------------------------------------------------------------------------- clients (workers)
+
+
+def _error_text(data: bytes) -> str:
+    match = re.search(rb'<p class="error-msg"><span>(.*?)</span>', data, re.S)
+    return match.group(1).decode(errors="replace")[:120] if match else "?"
+
+
+class Tab:
+    """A lean socket client: keeps the last state frame and (time, version) of each one."""
+
+    def __init__(self, url: str, cookie: str) -> None:
+        self.url = url
+        self.cookie = cookie
+        self.ws: Any = None
+        self.last: bytes = b""
+        self.version: int | None = -1
+        self.arrivals: list[tuple[float, int | None]] = []
+        self.errors = 0
+        self.error_texts: list[str] = []
+        self.closed = False
+        self.event = asyncio.Event()
+
+    async def connect(self) -> None:
+        import websockets
+
+        self.ws = await websockets.connect(
+            self.url,
+            origin=ORIGIN,
+            additional_headers={"Cookie": f"sessionid={self.cookie}"},
+            ping_interval=None,
+            max_size=2**23,
+            open_timeout=60,
+        )
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.ws:
+                at = time.perf_counter()
+                data = message.encode() if isinstance(message, str) else message
+                if _CONTROLS not in data:
+                    if b"error-msg" in data:
+                        self.errors += 1
+                        self.error_texts.append(_error_text(data))
+                    continue
+                found = _VERSION.search(data[data.index(_CONTROLS) :])
+                self.version = int(found.group(1)) if found else None
+                self.last = data
+                self.arrivals.append((at, self.version))
+                self.event.set()
+        except Exception:
+            pass
+        finally:
+            self.closed = True
+            self.event.set()
+
+    def newer_at(self, version: int, since: int) -> float | None:
+        for at, v in self.arrivals[since:]:
+            if v is None or v > version:
+                return at
+        return None
+
+    def decide(self) -> dict[str, Any] | None:
+        from tests.reliability.harness import Frame
+
+        if not self.last:
+            return None
+        return Frame.parse(0.0, self.last.decode()).decide()
+
+
+async def run_table(
+    table_id: int,
+    cookies: list[str],
+    urls: list[str],
+    *,
+    pace: str,
+    stop_at: float,
+    measure_from: float,
+    stats: dict[str, Any],
+    start_hand: Any,
+    delay: float = 0.0,
+) -> None:
+    tabs = [Tab(f"{urls[i % len(urls)]}/ws/table/{table_id}/", c) for i, c in enumerate(cookies)]
+    await asyncio.sleep(delay)  # connects ramp up: daphne drops a handshake not accepted in 5 s
+    try:
+        for tab in tabs:
+            await tab.connect()
+    except Exception as error:
+        stats["errors"]["connect"] += 1
+        if len(stats["samples"]) < 5:
+            stats["samples"].append(f"connect: {error!r}"[:200])
+        return
+    stats["connected"] += 1
+    await start_hand(table_id)
+    next_at = time.perf_counter()
+    played = False
+    while time.perf_counter() < stop_at:
+        if any(t.closed for t in tabs):
+            stats["errors"]["closed"] += 1
+            return
+        mover = None
+        for tab in tabs:
+            move = tab.decide() if tab.version not in (None, -1) else None
+            if move is not None:
+                mover, frame = tab, move
+                break
+        if mover is None:
+            if all(t.version is None for t in tabs):  # hand over: deal the next one
+                stats["hands"] += played
+                played = False
+                marks = [len(t.arrivals) for t in tabs]
+                await start_hand(table_id)
+                await _wait(tabs, lambda m=marks: _all_got(tabs, m))
+                continue
+            await _wait(tabs, lambda: False, timeout=0.05)
+            continue
+        if pace == "human":
+            delay = next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            next_at = max(next_at + HUMAN_GAP, time.perf_counter())
+        sent = int(frame["version"])
+        marks = [len(t.arrivals) for t in tabs]
+        errors_before = mover.errors
+        t0 = time.perf_counter()
+        await mover.ws.send(json.dumps(frame))
+        played = True
+
+        def arrived(marks=marks, sent=sent, before=errors_before, by=mover) -> bool:
+            if by.errors > before:  # refused: the sender alone hears why
+                return True
+            return all(t.newer_at(sent, m) is not None for t, m in zip(tabs, marks, strict=True))
+
+        ok = await _wait(tabs, arrived, timeout=30)
+        if mover.errors > errors_before:
+            stats["errors"]["refused"] += 1
+            if len(stats["samples"]) < 5:
+                stats["samples"].append(f"{frame} -> {mover.error_texts[-1]}")
+            await _wait(tabs, lambda: False, timeout=0.2)  # the resync that follows a refusal
+            continue
+        if not ok:
+            stats["errors"]["timeout"] += 1
+            continue
+        last = max(t.newer_at(sent, m) for t, m in zip(tabs, marks, strict=True))
+        stats["all_actions"] += 1
+        if t0 >= measure_from:
+            stats["latencies"].append(last - t0)
+            stats["actions"] += 1
+    for tab in tabs:
+        with contextlib.suppress(Exception):
+            await tab.ws.close()
+    stats["refused"] += sum(t.errors for t in tabs)
+
+
+def _all_got(tabs: list[Tab], marks: list[int]) -> bool:
+    return all(len(t.arrivals) > m for t, m in zip(tabs, marks, strict=True))
+
+
+async def _wait(tabs: list[Tab], predicate: Any, *, timeout: float = 30.0) -> bool:
+    deadline = time.perf_counter() + timeout
+    while not predicate():
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return False
+        for tab in tabs:
+            tab.event.clear()
+        if predicate():
+            return True
+        waiters = [asyncio.ensure_future(t.event.wait()) for t in tabs]
+        await asyncio.wait(waiters, timeout=min(remaining, 0.5), return_when="FIRST_COMPLETED")
+        for waiter in waiters:
+            waiter.cancel()
+    return True
+
+
+def worker(payload: dict[str, Any]) -> dict[str, Any]:
+    args = argparse.Namespace(**payload["args"])
+    _django(args)
+    from channels.db import database_sync_to_async
+
+    from games import services
+
+    @database_sync_to_async
+    def start_hand(table_id: int) -> None:
+        with contextlib.suppress(Exception):
+            services.hand_start(table_id=table_id)
+
+    stats: dict[str, Any] = {
+        "latencies": [],
+        "actions": 0,
+        "all_actions": 0,
+        "hands": 0,
+        "connected": 0,
+        "refused": 0,
+        "samples": [],
+        "errors": {"connect": 0, "closed": 0, "timeout": 0, "refused": 0},
+    }
+
+    async def main() -> None:
+        begin = payload["begin"]
+        while time.time() < begin:
+            await asyncio.sleep(0.01)
+        now = time.perf_counter()
+        ramp = payload["ramp"] * payload["total_tables"]
+        measure_from = now + ramp + payload["warmup"]
+        stop_at = measure_from + payload["seconds"]
+        await asyncio.gather(
+            *(
+                run_table(
+                    table_id,
+                    cookies,
+                    payload["urls"],
+                    pace=payload["pace"],
+                    stop_at=stop_at,
+                    measure_from=measure_from,
+                    stats=stats,
+                    start_hand=start_hand,
+                    delay=payload["ramp"] * index,
+                )
+                for index, table_id, cookies in payload["tables"]
+            )
+        )
+
+    asyncio.run(main())
+    return stats
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str) -> dict:
+    from django.db import connection
+
+    start = args._made
+    made = make_tables(tables, start=start)
+    args._made += tables
+    connection.close()
+    rss_before = sum(s.rss_kib() for s in servers)
+    cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
+    urls = [s.url for s in servers]
+    indexed = [(i, table_id, cookies) for i, (table_id, cookies) in enumerate(made)]
+    groups = [indexed[i :: args.client_procs] for i in range(args.client_procs)]
+    plain = {k: v for k, v in vars(args).items() if not k.startswith("_")}
+    begin = time.time() + 1.0
+    payloads = [
+        {
+            "args": plain,
+            "tables": group,
+            "urls": urls,
+            "pace": pace,
+            "seconds": args.seconds,
+            "warmup": args.warmup,
+            "ramp": args.ramp,
+            "total_tables": tables,
+            "begin": begin,
+        }
+        for group in groups
+        if group
+    ]
+    with mp.get_context("spawn").Pool(len(payloads)) as pool:
+        pending = pool.map_async(worker, payloads)
+        # memory while every table is connected and playing (the middle of the run)
+        time.sleep(1.0 + args.ramp * tables + args.warmup + args.seconds / 2)
+        rss_during = sum(s.rss_kib() for s in servers)
+        results = pending.get(timeout=args.ramp * tables + args.warmup + args.seconds + 180)
+    cpu_used = sum(_cpu_seconds(s.pid) for s in servers) - cpu_before
+    all_actions = sum(r["all_actions"] for r in results)
+    latencies = sorted(x for r in results for x in r["latencies"])
+    errors: dict[str, int] = {}
+    for r in results:
+        for key, value in r["errors"].items():
+            errors[key] = errors.get(key, 0) + value
+    actions = sum(r["actions"] for r in results)
+
+    def q(p: float) -> float:
+        if not latencies:
+            return float("nan")
+        return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
+
+    return {
+        "tables": tables,
+        "pace": pace,
+        "processes": len(servers),
+        "connected": sum(r["connected"] for r in results),
+        "actions": actions,
+        "actions_per_s": actions / args.seconds,
+        "p50_ms": q(0.50),
+        "p99_ms": q(0.99),
+        "max_ms": latencies[-1] * 1000 if latencies else float("nan"),
+        "mean_ms": statistics.fmean(latencies) * 1000 if latencies else float("nan"),
+        "hands_finished": sum(r["hands"] for r in results),
+        "refusals": sum(r["refused"] for r in results),
+        "errors": errors,
+        "rss_kib_per_table": (rss_during - rss_before) / tables,
+        "cpu_ms_per_action": cpu_used * 1000 / all_actions if all_actions else float("nan"),
+        "samples": [x for r in results for x in r["samples"]][:5],
+    }
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def show(row: dict) -> None:
+    errors = ", ".join(f"{k} {v}" for k, v in row["errors"].items() if v) or "none"
+    print(
+        f"{row['processes']} proc  {row['pace']:5s} {row['tables']:4d} tables "
+        f"({row['connected']} connected): {row['actions_per_s']:7.1f} actions/s, "
+        f"p50 {row['p50_ms']:6.1f} ms, p99 {row['p99_ms']:6.1f} ms, max {row['max_ms']:6.1f} ms, "
+        f"{row['hands_finished']} hands, refusals {row['refusals']}, errors: {errors}, "
+        f"RSS +{row['rss_kib_per_table']:.0f} KiB/table, "
+        f"server CPU {row['cpu_ms_per_action']:.0f} ms/action",
+        flush=True,
+    )
+    for sample in row["samples"]:
+        print("   refused:", sample, flush=True)
+
+
+def audit(args: argparse.Namespace) -> int:
+    env = {**os.environ, **_env(args), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "audit_beans"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print((done.stdout + done.stderr).strip(), f"(exit {done.returncode})", flush=True)
+    return done.returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--pace", choices=["human", "flat"], default="human")
+    parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured time per run")
+    parser.add_argument("--warmup", type=float, default=4.0)
+    parser.add_argument(
+        "--ramp", type=float, default=0.05, help="seconds between two tables' connects"
+    )
+    parser.add_argument("--client-procs", type=int, default=2, help="client worker processes")
+    parser.add_argument(
+        "--knee", default="", help="comma separated table counts: one run each (flat-out knee)"
+    )
+    parser.add_argument(
+        "--database", default="postgres://postgres@127.0.0.1:5432/ddz_bench", help="dropped!"
+    )
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/9", help="flushed!")
+    args = parser.parse_args()
+    args._made = 0
+
+    print(f"preparing {args.database} and {args.redis} ...", flush=True)
+    prepare_database(args)
+    _django(args)
+    from tests.reliability.harness import Server, free_port
+
+    status = 0
+    counts = [int(x) for x in args.knee.split(",") if x] or [args.tables]
+    for count in counts:
+        # fresh processes for every run: no backlog or memory of the previous one
+        servers = [
+            Server(free_port(), _env(args), name=f"bench{i}").start() for i in range(args.processes)
+        ]
+        try:
+            time.sleep(1.5)  # the deadline runner's start
+            row = one_run(args, servers, count, args.pace)
+            show(row)
+            for server in servers:
+                if not server.alive():
+                    print(f"{server.name} died:\n{server.tail()}")
+                    status = 1
+                problems = server.errors()
+                if problems:
+                    print(f"{server.name}: {len(problems)} error lines ({server.log.name})")
+        finally:
+            for server in servers:
+                server.stop()
+    return audit(args) or status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
