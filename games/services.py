@@ -237,9 +237,10 @@ def table_quick_join(*, room: Room, user: User) -> Table:
     user = _require_user(user)
     if not room.is_active:
         raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
-    already = (
-        Seat.objects.filter(user=user, table__room=room, table__status=Table.Status.WAITING)
+    already = (  # seated here already (waiting, or in a hand he has not left): go back there
+        Seat.objects.filter(user=user, table__room=room, sit_out_after_hand=False)
         .select_related("table")
+        .order_by("-table_id")
         .first()
     )
     if already is not None:

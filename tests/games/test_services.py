@@ -122,6 +122,9 @@ class TestLobby:
         listed = {t.pk: t.free_seats for t in table_list_open(room=room)}
         assert listed == {t1.pk: 0, t2.pk: 2}
         assert [t.pk for t in table_list_joinable(room=room)] == [t2.pk]
+        services.table_fill_with_bots(table_id=t2.pk)
+        services.hand_start(table_id=t2.pk)
+        assert services.table_quick_join(room=room, user=users[3]) == t2  # back to his hand
 
     def test_regroup_room_unseats_everyone_and_keeps_tablemates_apart(self):
         room = make_room("classic3", regroup_between_hands=True)
