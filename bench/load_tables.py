@@ -44,6 +44,7 @@ ORIGIN = "http://localhost"
 HUMAN_GAP = 2.0
 _VERSION = re.compile(rb'name="version" value="(\d+)"')
 _CONTROLS = b'<div id="table-controls"'
+_TABLE_VERSION = re.compile(rb'id="table-status"[^>]*data-table-version="(\d+)"')
 
 
 def _env(args: argparse.Namespace) -> dict[str, str]:
@@ -144,6 +145,8 @@ class Tab:
         self.arrivals: list[tuple[float, int | None]] = []
         self.errors = 0
         self.error_texts: list[str] = []
+        self.shown = -1
+        self.dropped = 0
         self.closed = False
         self.event = asyncio.Event()
 
@@ -170,6 +173,12 @@ class Tab:
                         self.errors += 1
                         self.error_texts.append(_error_text(data))
                     continue
+                shown = _TABLE_VERSION.search(data)
+                if shown is not None:  # drop an overtaken older state, as the page does
+                    if int(shown.group(1)) < self.shown:
+                        self.dropped += 1
+                        continue
+                    self.shown = int(shown.group(1))
                 found = _VERSION.search(data[data.index(_CONTROLS) :])
                 self.version = int(found.group(1)) if found else None
                 self.last = data

@@ -11,7 +11,11 @@
      and unmasks half-open sockets (a sleeping laptop, a phone changing networks): on return it
      asks for a resync and reconnects when nothing answers within 5 s.
    Resync: the server sends the full state of the socket's audience on every connect, and
-   table.js sends {"intent": "resync"} on a reopen, so the page never shows a stale hand. */
+   table.js sends {"intent": "resync"} on a reopen, so the page never shows a stale hand.
+   Order: pushes rendered by different processes or threads (a deal from an HTTP request, a
+   deadline runner, a move) may arrive out of order; each state carries the table's version
+   (#table-status data-table-version, bumped by every change), and a state older than the one
+   shown is dropped. The first state after a (re)connect is always taken. */
 (function () {
   "use strict";
 
@@ -63,10 +67,26 @@
     return !!document.querySelector("[ws-connect]");
   }
 
+  var shownVersion = null; // data-table-version of the state on screen
+
+  document.addEventListener("htmx:wsBeforeMessage", function (ev) {
+    var message = ev.detail && ev.detail.message;
+    if (typeof message !== "string") return;
+    var found = /id="table-status"[^>]*data-table-version="(\d+)"/.exec(message);
+    if (!found) return; // an error for this socket alone, not a state
+    var version = parseInt(found[1], 10);
+    if (shownVersion !== null && version < shownVersion) {
+      ev.preventDefault(); // an older state overtaken by a newer one
+      return;
+    }
+    shownVersion = version;
+  });
+
   document.addEventListener("htmx:wsConnecting", function () { state = "connecting"; });
 
   document.addEventListener("htmx:wsOpen", function (ev) {
     state = "open";
+    shownVersion = null; // the server's state on connect is the truth, whatever came before
     tries = 0;
     clearTimer();
     if (ev.detail && ev.detail.event) openSocket = ev.detail.event.target || null;

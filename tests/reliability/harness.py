@@ -7,6 +7,8 @@
   arrival time and decides its moves from those frames alone, the way the page does: the
   version and the forms of ``#table-controls``, the server's hints (``data-hints``, the legal
   plays of the seat's own hand, weakest first) and the choice buttons of the other phases.
+  Like the page (static/games/reconnect.js) it drops a state older than the one it shows
+  (``data-table-version``): pushes from different processes may overtake each other.
 """
 
 from __future__ import annotations
@@ -153,6 +155,7 @@ def session_cookie(user: Any) -> str:
 _REGION = re.compile(r'(?=<div id="table-[a-z]+")')
 _REGION_ID = re.compile(r'^<div id="(table-[a-z]+)"')
 _VERSION = re.compile(r'name="version" value="(\d+)"')
+_TABLE_VERSION = re.compile(r'id="table-status"[^>]*data-table-version="(\d+)"')
 _HINTS = re.compile(r'data-hints="([^"]*)"')
 _FORM = re.compile(r"<form ws-send[^>]*>(.*?)</form>", re.S)
 _INPUT = re.compile(r'<input type="hidden" name="([a-z]+)" value="([^"]*)"')
@@ -191,6 +194,12 @@ class Frame:
     def version(self) -> int | None:
         found = _VERSION.findall(self.controls)
         return int(found[0]) if found else None
+
+    @property
+    def table_version(self) -> int | None:
+        """The table's version the state was rendered at (None: no state in this frame)."""
+        found = _TABLE_VERSION.search(self.regions.get("table-status", ""))
+        return int(found.group(1)) if found else None
 
     @property
     def my_turn(self) -> bool:
@@ -251,6 +260,8 @@ class TableClient:
         self.changed = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self.reconnects = 0
+        self.shown: int | None = None  # table version of the state on screen
+        self.dropped: list[Frame] = []  # older states overtaken by newer ones (as the page)
 
     @property
     def url(self) -> str:
@@ -272,6 +283,7 @@ class TableClient:
             timeout,
         )
         self.closed_code = None
+        self.shown = None  # the state on connect is the truth (as static/games/reconnect.js)
         count = len(self.frames)
         self._reader = asyncio.create_task(self._read(self.ws))
         if first_frame:
@@ -299,7 +311,14 @@ class TableClient:
         try:
             async for message in ws:
                 text = message if isinstance(message, str) else message.decode()
-                self.frames.append(Frame.parse(time.perf_counter(), text))
+                frame = Frame.parse(time.perf_counter(), text)
+                version = frame.table_version
+                if version is not None:
+                    if self.shown is not None and version < self.shown:
+                        self.dropped.append(frame)  # what the page drops too
+                        continue
+                    self.shown = version
+                self.frames.append(frame)
                 self.changed.set()
         except ConnectionClosed:
             pass
@@ -338,7 +357,8 @@ class TableClient:
         return None
 
     def versions(self) -> list[int | None]:
-        return [f.version for f in self.frames if f.is_state]
+        """Hand versions of every state received (overtaken ones included)."""
+        return [f.version for f in [*self.frames, *self.dropped] if f.is_state]
 
     async def close(self) -> None:
         if self.ws is not None:
