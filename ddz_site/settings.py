@@ -154,6 +154,10 @@ ACCOUNT_RATE_LIMITS = {
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 
+# Table sockets: per-socket flood guard (games/consumers.py), frames in a burst and per second.
+DDZ_WS_RATE_BURST = env_int("DDZ_WS_RATE_BURST", 30)
+DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
+
 # Beans (RULES.md §7) and daily relief.
 DDZ_SIGNUP_GRANT = env_int("DDZ_SIGNUP_GRANT", 10_000)
 DDZ_RELIEF_FLOOR = env_int("DDZ_RELIEF_FLOOR", 1_000)
