@@ -158,6 +158,16 @@ ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 DDZ_WS_RATE_BURST = env_int("DDZ_WS_RATE_BURST", 30)
 DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
 
+# Tables: deadline runner (thread inside the serving process, or off when `run_deadlines` runs
+# as its own service), its poll interval, the grace before a disconnected player is auto-played,
+# how long a waiting table waits before house bots fill it (0 = never), and how many recent
+# hands a regrouping room remembers when it seats people apart.
+DDZ_DEADLINE_RUNNER = os.environ.get("DDZ_DEADLINE_RUNNER", "thread")
+DDZ_DEADLINE_POLL_SECONDS = float(os.environ.get("DDZ_DEADLINE_POLL_SECONDS", "1.0"))
+DDZ_DISCONNECT_GRACE_SECONDS = env_int("DDZ_DISCONNECT_GRACE_SECONDS", 20)
+DDZ_BOT_FILL_SECONDS = env_int("DDZ_BOT_FILL_SECONDS", 60)
+DDZ_REGROUP_MEMORY_HANDS = env_int("DDZ_REGROUP_MEMORY_HANDS", 5)
+
 # Beans (RULES.md §7) and daily relief.
 DDZ_SIGNUP_GRANT = env_int("DDZ_SIGNUP_GRANT", 10_000)
 DDZ_RELIEF_FLOOR = env_int("DDZ_RELIEF_FLOOR", 1_000)

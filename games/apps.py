@@ -24,8 +24,7 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        mode = getattr(settings, "DDZ_DEADLINE_RUNNER", os.environ.get("DDZ_DEADLINE_RUNNER", ""))
-        if (mode or "thread") == "thread" and _serving():
+        if settings.DDZ_DEADLINE_RUNNER == "thread" and _serving():
             from games.deadlines import start_thread
 
             start_thread()

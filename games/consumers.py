@@ -32,8 +32,6 @@ CLOSE_NO_TABLE = 4404
 # Per-socket flood guard (issue #6): a bucket of DDZ_WS_RATE_BURST frames refilled at
 # DDZ_WS_RATE_PER_SECOND; a frame over the limit is dropped unread and the sender told, at most
 # once a second. A person clicks far less; htmx sends one frame per click.
-RATE_BURST = 30
-RATE_PER_SECOND = 10.0
 
 
 def _render_state(table_id: int, user: Any) -> str:
@@ -137,8 +135,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             logger.info("table %s: %s", getattr(self, "table_id", "?"), error)
 
     def _within_rate(self) -> bool:
-        burst = float(getattr(settings, "DDZ_WS_RATE_BURST", RATE_BURST))
-        rate = float(getattr(settings, "DDZ_WS_RATE_PER_SECOND", RATE_PER_SECOND))
+        burst = float(settings.DDZ_WS_RATE_BURST)
+        rate = float(settings.DDZ_WS_RATE_PER_SECOND)
         now = time.monotonic()
         tokens, last = getattr(self, "_bucket", (burst, now))
         tokens = min(burst, tokens + (now - last) * rate)

@@ -35,7 +35,7 @@ _BATCH = 100
 
 
 def poll_seconds() -> float:
-    return float(getattr(settings, "DDZ_DEADLINE_POLL_SECONDS", 1.0))
+    return settings.DDZ_DEADLINE_POLL_SECONDS
 
 
 def due_hand_ids(*, now: datetime.datetime) -> list[int]:

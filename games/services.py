@@ -63,12 +63,8 @@ _MAX_AUTOMATIC_ACTIONS = 2000
 _MAX_REDEALS = 20
 
 
-def _setting(name: str, default: Any) -> Any:
-    return getattr(settings, name, default)
-
-
 def disconnect_grace_seconds() -> int:
-    return int(_setting("DDZ_DISCONNECT_GRACE_SECONDS", 20))
+    return settings.DDZ_DISCONNECT_GRACE_SECONDS
 
 
 # --------------------------------------------------------------------------- rooms
@@ -248,9 +244,7 @@ def table_quick_join(*, room: Room, user: User) -> Table:
     _check_balance(room, user)
     avoid: set[int] = set()
     if room.regroup_between_hands:
-        avoid = selectors.user_recent_tablemates(
-            user=user, hands=int(_setting("DDZ_REGROUP_MEMORY_HANDS", 5))
-        )
+        avoid = selectors.user_recent_tablemates(user=user, hands=settings.DDZ_REGROUP_MEMORY_HANDS)
     for table in selectors.table_list_joinable(room=room)[:50]:
         if avoid and Seat.objects.filter(table=table, user_id__in=avoid).exists():
             continue
@@ -346,7 +340,7 @@ def table_fill_with_bots(*, table_id: int, user: User | None = None) -> int:
 
 
 def bot_fill_seconds() -> int:
-    return int(_setting("DDZ_BOT_FILL_SECONDS", 60))
+    return settings.DDZ_BOT_FILL_SECONDS
 
 
 def table_fill_idle(*, now: datetime.datetime | None = None) -> int:
