@@ -80,6 +80,26 @@ class Room(models.Model):
         default=False,
         help_text=_("Unseat everyone after each hand; quick-join then avoids recent tablemates."),
     )
+    # Private tables (issue #8): which rule options a host may choose, and how far an operator
+    # hosting a private table may raise the stakes (empty: the room's coefficient only).
+    private_tables = models.BooleanField(
+        _("private tables allowed"),
+        default=True,
+        help_text=_("Members may open private tables in this room."),
+    )
+    host_options = models.JSONField(
+        _("host-settable options"),
+        default=list,
+        blank=True,
+        help_text=_("Names of the rule options the host of a private table may change."),
+    )
+    private_coefficient_max = models.PositiveIntegerField(
+        _("largest private coefficient"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Operators may host private tables up to this coefficient; empty for none."),
+    )
     is_active = models.BooleanField(_("active"), default=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -108,6 +128,12 @@ class Room(models.Model):
             find_variant(self.variant, **self.options)
         except EngineError as error:
             raise ValidationError({"options": str(error)}) from error
+        if not isinstance(self.host_options, list) or any(
+            name not in find_variant(self.variant).option_choices for name in self.host_options
+        ):
+            raise ValidationError(
+                {"host_options": _("List option names of this room's variant only.")}
+            )
 
     @property
     def stakes(self) -> RoomStakes:
@@ -152,6 +178,26 @@ class Table(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # Last change of seats or hands: a waiting table idle for DDZ_BOT_FILL_SECONDS gets bots.
     changed_at = models.DateTimeField(_("changed"), default=timezone.now, db_index=True)
+    # Private tables (issue #8): seated only with the invite code; hidden from the lobby.
+    is_private = models.BooleanField(_("private"), default=False)
+    invite_code = models.CharField(
+        _("invite code"), max_length=8, unique=True, null=True, blank=True
+    )
+    host = models.ForeignKey(
+        "accounts.User",
+        verbose_name=_("host"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="hosted_tables",
+    )
+    locked = models.BooleanField(_("locked"), default=False)
+    allow_bots = models.BooleanField(_("bots may fill seats"), default=True)
+    allow_spectators = models.BooleanField(_("spectators may watch"), default=True)
+    # The host's settings for the NEXT deal: {"options": {...}, "turn_seconds": n,
+    # "bid_seconds": n, "coefficient": n}. A hand snapshots them when dealt (Hand.options,
+    # Hand.stakes, Hand.turn_seconds/bid_seconds), so a change never touches a hand in play.
+    settings = models.JSONField(_("table settings"), default=dict, blank=True)
 
     class Meta:
         verbose_name = _("table")
@@ -177,6 +223,8 @@ class Seat(models.Model):
         related_name="seats",
     )
     is_bot = models.BooleanField(_("bot"), default=False)
+    # Asks the player on that seat index to swap seats (between hands, issue #8).
+    swap_with = models.PositiveSmallIntegerField(_("asks to swap with seat"), null=True, blank=True)
     # 托管: the server plays this seat (engine autoplay) until the player takes it back.
     autoplay = models.BooleanField(_("auto-play"), default=False)
     connections = models.PositiveSmallIntegerField(_("open connections"), default=0)
@@ -209,6 +257,30 @@ class Seat(models.Model):
         return self.user_id is None and not self.is_bot
 
 
+class TableSession(models.Model):
+    """A run of hands at one table with the same people (the night's score sheet)."""
+
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="sessions"
+    )
+    number = models.PositiveIntegerField(_("number"))
+    # Sorted user ids of the humans seated when the session began.
+    player_ids = models.JSONField(_("players"), default=list)
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
+    last_hand_at = models.DateTimeField(_("last hand"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("table session")
+        verbose_name_plural = _("table sessions")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="session_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} session {self.number}"
+
+
 class Hand(models.Model):
     class Status(models.TextChoices):
         ACTIVE = "active", _("Active")
@@ -234,6 +306,17 @@ class Hand(models.Model):
     deadline_at = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
     result = models.JSONField(_("result"), null=True, blank=True)
     settled = models.BooleanField(_("settled"), default=False)
+    # Snapshot of the decision seconds at the deal (empty: the room's), and the session.
+    turn_seconds = models.PositiveSmallIntegerField(_("turn seconds"), null=True, blank=True)
+    bid_seconds = models.PositiveSmallIntegerField(_("bid seconds"), null=True, blank=True)
+    session = models.ForeignKey(
+        TableSession,
+        verbose_name=_("session"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="hands",
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
