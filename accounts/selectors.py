@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import datetime
+import threading
+import time
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet, Sum
@@ -10,11 +13,43 @@ from django.db.models.functions import TruncDate
 
 from accounts.models import BeanEntry, Title, User
 
+# The title ladder (23 seed rows, edited by hand in the admin at most) is read on every table
+# rendering, once per seated player: it is kept in memory, sorted by threshold. A save or delete
+# of a Title (admin, shell, migration) empties it in this process (accounts.signals); other
+# processes re-read it within LADDER_SECONDS. An empty ladder is never kept.
+LADDER_SECONDS = 60.0
+_ladder_lock = threading.Lock()
+_ladder: tuple[float, tuple[Title, ...]] | None = None
+
+
+def title_ladder() -> tuple[Title, ...]:
+    """Every title, lowest threshold first (cached; see LADDER_SECONDS)."""
+    global _ladder
+    now = time.monotonic()
+    cached = _ladder
+    if cached is not None and now - cached[0] < LADDER_SECONDS:
+        return cached[1]
+    titles = tuple(Title.objects.order_by("threshold"))
+    if titles:
+        with _ladder_lock:
+            _ladder = (now, titles)
+    return titles
+
+
+def title_ladder_clear(**_kwargs: object) -> None:
+    """Forget the cached ladder (signal receiver: Title saved or deleted, migrations, flush)."""
+    global _ladder
+    with _ladder_lock:
+        _ladder = None
+
 
 def title_for(score: int) -> Title | None:
     """The highest title whose threshold ≤ score; the lowest title below every threshold."""
-    title = Title.objects.filter(threshold__lte=score).order_by("-threshold").first()
-    return title or Title.objects.order_by("threshold").first()
+    titles = title_ladder()
+    if not titles:
+        return None
+    index = bisect.bisect_right([t.threshold for t in titles], score) - 1
+    return titles[max(index, 0)]
 
 
 @dataclass(frozen=True)
@@ -27,7 +62,7 @@ class TitleProgress:
 
 def title_progress(score: int) -> TitleProgress:
     title = title_for(score)
-    next_title = Title.objects.filter(threshold__gt=score).order_by("threshold").first()
+    next_title = next((t for t in title_ladder() if t.threshold > score), None)
     if next_title is None:
         return TitleProgress(title, None, 100, 0)
     start = min(title.threshold, score) if title is not None else score
