@@ -12,49 +12,34 @@ notation, a `prev` that is no combination) gets ``{"error": "..."}``; the judge 
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Mapping
 from typing import Any, TextIO
 
 from games.engine.cards import parse_ranks
+from games.engine.cli_lines import (
+    Answer,
+    BadRequest,
+    answer_line,
+    answer_lines,
+    request_notation,
+    request_top,
+    request_variant,
+)
 from games.engine.combos import beats, classify, reading_to_follow, reading_to_lead
-from games.engine.errors import EngineError
-from games.engine.variants import find_variant
 
 HELP = "judge candidate plays (RULES.md §8.2): JSON lines on stdin, one answer per line"
 
 
-class BadRequest(EngineError):
-    """A judge request that is not shaped as §8.2 says."""
-
-
-def judge(request: Mapping[str, Any]) -> dict[str, Any]:
+def judge(request: Any) -> Answer:
     """Answer one §8.2 request; raises EngineError (a ValueError) when it cannot be judged."""
-    if not isinstance(request, Mapping):
-        raise BadRequest("a request must be a JSON object")
-    variant_key = request.get("variant")
-    if not isinstance(variant_key, str):
-        raise BadRequest('"variant" must be a string')
-    options = request.get("options") or {}
-    if not isinstance(options, Mapping):
-        raise BadRequest('"options" must be an object')
-    variant = find_variant(variant_key, **options)
-    cards = request.get("cards")
-    if not isinstance(cards, str):
-        raise BadRequest('"cards" must be a card notation string')
+    variant = request_variant(request)
+    ranks = parse_ranks(request_notation(request, "cards"))
     final = request.get("final") or False
     if not isinstance(final, bool):
         raise BadRequest('"final" must be true or false')
-    ranks = parse_ranks(cards)
-    prev = request.get("prev")
-    if prev is not None and not isinstance(prev, str):
-        raise BadRequest('"prev" must be a card notation string or null')
-    if not prev or not prev.strip():
+    top = request_top(request, variant)
+    if top is None:
         lead = reading_to_lead(variant, ranks, final=final)
         return {"legal": lead is not None, "kind": lead.kind if lead else None, "beats": None}
-    top = reading_to_lead(variant, parse_ranks(prev))
-    if top is None:
-        raise BadRequest(f"prev {prev!r} is no combination of {variant.key}")
     follow = reading_to_follow(variant, ranks, top, final=final)
     if follow is not None:
         return {"legal": True, "kind": follow.kind, "beats": True}
@@ -70,24 +55,9 @@ def judge(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"legal": True, "kind": shown.kind, "beats": False}
 
 
-def judge_line(line: str) -> dict[str, Any]:
+def judge_line(line: str) -> Answer:
     """One input line to one answer; never raises on bad input."""
-    try:
-        request = json.loads(line)
-    except ValueError as exc:
-        return {"error": f"not a JSON line: {exc}"}
-    try:
-        return judge(request)
-    except (EngineError, TypeError) as exc:
-        return {"error": str(exc)}
-
-
-def run_judge(stdin: TextIO, stdout: TextIO) -> int:
-    for line in stdin:
-        answer = judge_line(line)
-        stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
-        stdout.flush()
-    return 0
+    return answer_line(judge, line)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,4 +65,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    return run_judge(stdin, stdout)
+    return answer_lines(judge, stdin, stdout)

@@ -15,69 +15,42 @@ is no combination, more cards of a rank than the variant's decks hold) gets
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
-from collections.abc import Mapping
 from typing import Any, TextIO
 
 from games.engine.cards import BJ, SJ, parse_ranks
-from games.engine.combos import reading_to_lead
-from games.engine.errors import EngineError
+from games.engine.cli_lines import (
+    Answer,
+    BadRequest,
+    answer_line,
+    answer_lines,
+    request_notation,
+    request_top,
+    request_variant,
+)
 from games.engine.moves import legal_plays
-from games.engine.variants import find_variant
 
 HELP = "list every legal play of a hand (RULES.md §8.3): JSON lines on stdin, one answer per line"
 
 
-class BadRequest(EngineError):
-    """A moves request that is not shaped as §8.3 says."""
-
-
-def moves(request: Mapping[str, Any]) -> dict[str, Any]:
+def moves(request: Any) -> Answer:
     """Answer one §8.3 request; raises EngineError (a ValueError) when it cannot be answered."""
-    if not isinstance(request, Mapping):
-        raise BadRequest("a request must be a JSON object")
-    variant_key = request.get("variant")
-    if not isinstance(variant_key, str):
-        raise BadRequest('"variant" must be a string')
-    options = request.get("options")
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise BadRequest('"options" must be an object')
-    variant = find_variant(variant_key, **options)
-    hand = request.get("hand")
-    if not isinstance(hand, str):
-        raise BadRequest('"hand" must be a card notation string')
-    ranks = parse_ranks(hand)
+    variant = request_variant(request)
+    ranks = parse_ranks(request_notation(request, "hand"))
     for rank, count in Counter(ranks).items():
         copies = variant.decks * (1 if rank in (SJ, BJ) else 4)
         if count > copies:
             raise BadRequest(
                 f"hand holds {count} cards of rank {rank}; {variant.key} has only {copies}"
             )
-    prev = request.get("prev")
-    if prev is not None and not isinstance(prev, str):
-        raise BadRequest('"prev" must be a card notation string or null')
-    top = None
-    if prev and prev.strip():
-        top = reading_to_lead(variant, parse_ranks(prev))
-        if top is None:
-            raise BadRequest(f"prev {prev!r} is no combination of {variant.key}")
+    top = request_top(request, variant)
     plays = [combo.notation for combo in legal_plays(variant, ranks, top)]
     return {"count": len(plays), "plays": plays}
 
 
-def moves_line(line: str) -> dict[str, Any]:
+def moves_line(line: str) -> Answer:
     """One input line to one answer; never raises on bad input."""
-    try:
-        request = json.loads(line)
-    except ValueError as exc:
-        return {"error": f"not a JSON line: {exc}"}
-    try:
-        return moves(request)
-    except (EngineError, TypeError) as exc:
-        return {"error": str(exc)}
+    return answer_line(moves, line)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,7 +58,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    for line in stdin:
-        stdout.write(json.dumps(moves_line(line), ensure_ascii=False) + "\n")
-        stdout.flush()
-    return 0
+    return answer_lines(moves, stdin, stdout)

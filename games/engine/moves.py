@@ -34,27 +34,14 @@ from typing import Any
 
 from games.engine import combos as _combos
 from games.engine.cards import BJ, SJ, Rank
-from games.engine.combos import Combo
+from games.engine.combos import BOMB_KINDS, KINDS, Combo
 from games.engine.errors import InvalidNotation
 from games.engine.variants import ALWAYS, NEVER, Variant
 
 __all__ = ["KIND_ORDER", "legal_plays", "play_order_key"]
 
 # The order of non-bomb kinds in the output. Kinds a variant lacks are simply absent.
-KIND_ORDER: tuple[str, ...] = (
-    "single",
-    "pair",
-    "triple",
-    "triple_single",
-    "triple_pair",
-    "straight",
-    "pair_chain",
-    "triple_chain",
-    "plane_single",
-    "plane_pair",
-    "four_two_singles",
-    "four_two_pairs",
-)
+KIND_ORDER: tuple[str, ...] = tuple(kind for kind in KINDS if kind not in BOMB_KINDS)
 _KIND_INDEX = {kind: i for i, kind in enumerate(KIND_ORDER)}
 _NEEDS_OF_A_RANK = {
     "triple_single": 3,
