@@ -33,6 +33,16 @@ class ErrorCode(enum.Enum):
     HAND_IN_PROGRESS = "hand_in_progress"
     ROOM_CLOSED = "room_closed"
     NOT_AUTHENTICATED = "not_authenticated"
+    # private tables (issue #8)
+    INVITE_REQUIRED = "invite_required"
+    TABLE_LOCKED = "table_locked"
+    NOT_HOST = "not_host"
+    BOTS_NOT_ALLOWED = "bots_not_allowed"
+    BAD_SETTING = "bad_setting"
+    NO_SWAP_REQUEST = "no_swap_request"
+    SEAT_NOT_IDLE = "seat_not_idle"
+    STOOD_UP_BALANCE = "stood_up_balance"
+    PRIVATE_NOT_ALLOWED = "private_not_allowed"
     # hands
     STALE_VERSION = "stale_version"
     HAND_OVER = "hand_over"
@@ -67,6 +77,17 @@ MESSAGES = {
     ErrorCode.HAND_IN_PROGRESS: _("A hand is in progress; wait until it is over."),
     ErrorCode.ROOM_CLOSED: _("This room is closed."),
     ErrorCode.NOT_AUTHENTICATED: _("Please sign in first."),
+    ErrorCode.INVITE_REQUIRED: _("This is a private table: you need its invite link to sit."),
+    ErrorCode.TABLE_LOCKED: _("The host has locked this table."),
+    ErrorCode.NOT_HOST: _("Only the table's host may do that."),
+    ErrorCode.BOTS_NOT_ALLOWED: _("The host does not allow bots at this table."),
+    ErrorCode.BAD_SETTING: _("That setting is not allowed in this room."),
+    ErrorCode.NO_SWAP_REQUEST: _("That player has not asked to swap seats with you."),
+    ErrorCode.SEAT_NOT_IDLE: _("Only an idle seat can be removed."),
+    ErrorCode.STOOD_UP_BALANCE: _(
+        "Stood up before the deal, below the minimum of %(minimum)s beans: %(names)s."
+    ),
+    ErrorCode.PRIVATE_NOT_ALLOWED: _("This room does not allow private tables."),
     ErrorCode.STALE_VERSION: _("The table changed before your move arrived; here is the latest."),
     ErrorCode.HAND_OVER: _("This hand is over."),
     ErrorCode.NOT_YOUR_TURN: _("It is not your turn."),

@@ -12,6 +12,7 @@ Refusals are ``games.errors.ActionRejected`` (code + translated message).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 from collections.abc import Callable, Iterator
@@ -26,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import selectors
-from games.engine.beans import round_half_up
+from games.engine.beans import RoomStakes, round_half_up
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
 from games.engine.errors import EngineError
 from games.engine.flows import flow_for
@@ -51,7 +52,7 @@ from games.engine.state import (
 )
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode, from_engine_error
-from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table
+from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,49 @@ def room_min_balance(*, room: Room) -> int:
     if room.min_balance is not None:
         return room.min_balance
     return room_computed_min_balance(room)
+
+
+def table_options(table: Table) -> dict[str, Any]:
+    """The rule options of the table's next deal: the room's, with a private table's host
+    choices for the options the room lets hosts set."""
+    options = dict(table.room.options or {})
+    if table.is_private:
+        chosen = (table.settings or {}).get("options") or {}
+        for name in table.room.host_options or []:
+            if name in chosen:
+                options[name] = chosen[name]
+    return options
+
+
+def table_stakes(table: Table) -> RoomStakes:
+    """The stakes of the table's next deal (a private table may carry an operator's coefficient)."""
+    stakes = table.room.stakes
+    coefficient = (table.settings or {}).get("coefficient") if table.is_private else None
+    if coefficient:
+        stakes = dataclasses.replace(stakes, coefficient=int(coefficient))
+    return stakes
+
+
+def table_seconds(table: Table) -> tuple[int, int]:
+    """(turn seconds, bid seconds) of the table's next deal."""
+    chosen = (table.settings or {}) if table.is_private else {}
+    return (
+        int(chosen.get("turn_seconds") or table.room.turn_seconds),
+        int(chosen.get("bid_seconds") or table.room.bid_seconds),
+    )
+
+
+def table_min_balance(table: Table) -> int:
+    """Beans needed to sit at this table: the room's minimum, or more when a private table's
+    options or stakes allow a larger loss."""
+    room = table.room
+    if not table.is_private or not table.settings:
+        return room_min_balance(room=room)
+    stakes = table_stakes(table)
+    variant = find_variant(room.variant, **table_options(table))
+    units = variant.max_loss_units(max_multiplier=room.max_multiplier)
+    computed = units * stakes.base_score * stakes.coefficient + stakes.house_take
+    return max(computed, room_min_balance(room=room))
 
 
 def room_create(**fields: Any) -> Room:
@@ -176,8 +220,8 @@ def table_create(*, room: Room) -> Table:
     return table
 
 
-def _check_balance(room: Room, user: User) -> None:
-    minimum = room_min_balance(room=room)
+def _check_balance(room: Room, user: User, table: Table | None = None) -> None:
+    minimum = table_min_balance(table) if table is not None else room_min_balance(room=room)
     beans = User.objects.filter(pk=user.pk).values_list("beans", flat=True).first() or 0
     if beans < minimum:
         raise ActionRejected.of(
@@ -187,9 +231,13 @@ def _check_balance(room: Room, user: User) -> None:
         )
 
 
-def table_join(*, table_id: int, user: User, seat_index: int | None = None) -> Seat:
+def table_join(
+    *, table_id: int, user: User, seat_index: int | None = None, invite_code: str | None = None
+) -> Seat:
     """Seat ``user`` (the given seat or the lowest free one). Refused below the room's minimum
-    balance, at a full table, or on a taken seat. Joining again returns the user's seat."""
+    balance, at a full table, or on a taken seat. Joining again returns the user's seat.
+    A private table seats its host and holders of its invite code only, and nobody while
+    locked."""
     user = _require_user(user)
     with _write():
         table = _lock_table(table_id)
@@ -200,7 +248,11 @@ def table_join(*, table_id: int, user: User, seat_index: int | None = None) -> S
             return mine
         if not table.room.is_active:
             raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
-        _check_balance(table.room, user)
+        if table.is_private:
+            from games.private import check_invite
+
+            check_invite(table, user, invite_code)
+        _check_balance(table.room, user, table)
         if seat_index is not None:
             try:
                 seat_index = int(seat_index)
@@ -224,6 +276,9 @@ def table_join(*, table_id: int, user: User, seat_index: int | None = None) -> S
         seat.save()
         _bump(table)
         _broadcast_on_commit(table.pk)
+        from games.notify import notify
+
+        notify(table.pk, "joined", name=user.username)
     return seat
 
 
@@ -245,7 +300,7 @@ def table_quick_join(*, room: Room, user: User) -> Table:
     avoid: set[int] = set()
     if room.regroup_between_hands:
         avoid = selectors.user_recent_tablemates(user=user, hands=settings.DDZ_REGROUP_MEMORY_HANDS)
-    for table in selectors.table_list_joinable(room=room)[:50]:
+    for table in selectors.table_list_joinable(room=room).filter(is_private=False)[:50]:
         if avoid and Seat.objects.filter(table=table, user_id__in=avoid).exists():
             continue
         try:
@@ -271,6 +326,9 @@ def table_leave(*, table_id: int, user: User) -> None:
         if seat is None:
             raise ActionRejected.of(ErrorCode.NOT_SEATED)
         hand = selectors.table_active_hand(table=table)
+        from games.notify import notify
+
+        notify(table.pk, "left", name=user.username)
         if hand is None:
             _vacate(seat)
         else:
@@ -305,6 +363,8 @@ def table_add_bot(
         seats = _seats(table)
         if user is not None and not any(s.user_id == user.pk for s in seats):
             raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        if table.is_private and not table.allow_bots:
+            raise ActionRejected.of(ErrorCode.BOTS_NOT_ALLOWED)
         if selectors.table_active_hand(table=table) is not None:
             raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
         if seat_index is not None:
@@ -355,6 +415,7 @@ def table_fill_idle(*, now: datetime.datetime | None = None) -> int:
         Table.objects.filter(
             status=Table.Status.WAITING, changed_at__lte=cutoff, room__is_active=True
         )
+        .exclude(is_private=True, allow_bots=False)
         .filter(seats__user__isnull=False)
         .filter(pk__in=Seat.objects.filter(user__isnull=True, is_bot=False).values("table_id"))
         .values_list("pk", flat=True)
@@ -466,7 +527,7 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
             raise ActionRejected.of(ErrorCode.NOT_SEATED)
         if selectors.table_active_hand(table=table) is not None:
             raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
-        minimum = room_min_balance(room=table.room)
+        minimum = table_min_balance(table)
         broke = [s for s in seats if s.user_id is not None and s.user.beans < minimum]
         if not broke:
             if any(s.is_empty for s in seats):
@@ -476,13 +537,19 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
             _broadcast_on_commit(table.pk)
             return hand
         # Stand up whoever can no longer cover the room's minimum; that commits, then refuse.
+        from games.notify import notify
+
+        names = ", ".join(s.user.username for s in broke)
         for seat in broke:
+            notify(table.pk, "stood_up_balance", name=seat.user.username, minimum=minimum)
             _vacate(seat)
         _bump(table)
         _broadcast_on_commit(table.pk)
     raise ActionRejected.of(
-        ErrorCode.SEATS_NOT_FILLED,
-        detail="stood up below the minimum: " + ", ".join(s.user.username for s in broke),
+        ErrorCode.STOOD_UP_BALANCE,
+        detail="stood up below the minimum: " + names,
+        names=names,
+        minimum=minimum,
     )
 
 
@@ -490,8 +557,7 @@ def _deal_hand(
     table: Table, seats: list[Seat], *, now: datetime.datetime, redeals: int = 0
 ) -> Hand:
     """Deal, store and play the automatic opening of a new hand (inside the table lock)."""
-    room = table.room
-    variant = find_variant(room.variant, **(room.options or {}))
+    variant = find_variant(table.room.variant, **table_options(table))
     previous = Hand.objects.filter(table=table).order_by("-number").first()
     previous_landlord = None
     if previous is not None and previous.result:
@@ -505,7 +571,8 @@ def _deal_hand(
         landlord_seat=next_landlord_seat(variant, previous_landlord),
     )
     balances = [s.user.beans if s.user is not None else None for s in seats]
-    state = start_hand(variant, dealt, room.stakes, balances=balances)
+    state = start_hand(variant, dealt, table_stakes(table), balances=balances)
+    turn_seconds, bid_seconds = table_seconds(table)
     hand = Hand.objects.create(
         table=table,
         number=number,
@@ -517,6 +584,9 @@ def _deal_hand(
         record=hand_record(state),
         version=0,
         decision_started_at=now,
+        turn_seconds=turn_seconds,
+        bid_seconds=bid_seconds,
+        session=_session_for(table, seats, previous, now),
     )
     HandPlayer.objects.bulk_create(
         HandPlayer(hand=hand, seat=s.index, user=s.user, is_bot=s.is_bot) for s in seats
@@ -524,7 +594,9 @@ def _deal_hand(
     for seat in seats:
         seat.autoplay = False
         seat.sit_out_after_hand = False
-    Seat.objects.filter(table=table).update(autoplay=False, sit_out_after_hand=False)
+    Seat.objects.filter(table=table).update(
+        autoplay=False, sit_out_after_hand=False, swap_with=None
+    )
     table.hand_number = number
     table.status = Table.Status.PLAYING
     Table.objects.filter(pk=table.pk).update(hand_number=number, status=table.status)
@@ -533,6 +605,25 @@ def _deal_hand(
     )
     run.finish()
     return run.hand
+
+
+def _session_for(
+    table: Table, seats: list[Seat], previous: Hand | None, now: datetime.datetime
+) -> TableSession:
+    """The table's running session while the same people sit (bots aside); else a new one."""
+    humans = sorted(s.user_id for s in seats if s.user_id is not None)
+    session = previous.session if previous is not None else None
+    if session is not None and session.player_ids == humans:
+        TableSession.objects.filter(pk=session.pk).update(last_hand_at=now)
+        return session
+    last = TableSession.objects.filter(table=table).order_by("-number").first()
+    return TableSession.objects.create(
+        table=table,
+        number=(last.number + 1) if last is not None else 1,
+        player_ids=humans,
+        started_at=now,
+        last_hand_at=now,
+    )
 
 
 def _action_from_client(seat: int, action: Any) -> Action:
@@ -787,11 +878,14 @@ class _Run:
 _PHASE_MAX_SECONDS = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
 
 
-def decision_seconds(room: Room, state: HandState) -> int:
-    """The room's time for the pending decision: turn seconds in play, bid seconds otherwise."""
+def decision_seconds(room: Room, state: HandState, hand: Hand | None = None) -> int:
+    """The time for the pending decision: turn seconds in play, bid seconds otherwise, as the
+    hand snapshotted them at the deal (the room's for hands dealt before the snapshot)."""
+    turn = (hand.turn_seconds if hand is not None else None) or room.turn_seconds
+    bid = (hand.bid_seconds if hand is not None else None) or room.bid_seconds
     if state.phase == PHASE_PLAY:
-        return int(room.turn_seconds)
-    return min(int(room.bid_seconds), _PHASE_MAX_SECONDS.get(state.phase, room.bid_seconds))
+        return int(turn)
+    return min(int(bid), _PHASE_MAX_SECONDS.get(state.phase, bid))
 
 
 def _deadline(
@@ -805,7 +899,7 @@ def _deadline(
     if not waiting:
         return None
     start = hand.decision_started_at or timezone.now()
-    deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state))
+    deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand))
     grace = datetime.timedelta(seconds=disconnect_grace_seconds())
     by_index = {s.index: s for s in seats}
     for index in waiting:
@@ -827,7 +921,7 @@ def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
     seats = _seats(table)
     run = _Run(table=table, hand=hand, state=state, now=now, seats=seats)
     start = hand.decision_started_at or now
-    timed_out = start + datetime.timedelta(seconds=decision_seconds(table.room, state)) <= now
+    timed_out = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand)) <= now
     grace = datetime.timedelta(seconds=disconnect_grace_seconds())
     by_index = {s.index: s for s in seats}
     for index in list(waiting_seats(state)):

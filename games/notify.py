@@ -1,0 +1,65 @@
+"""Notices inside the table page (issue #8): a player sat down or left, the host changed a
+setting, a seat swap was asked or made, a player was stood up below the minimum balance.
+
+A notice is public table news only (names and settings, never cards or secret choices), so it
+goes through the table's public group to every socket there, seated or not. It is rendered in
+every site language at once; the page shows the span matching its own ``lang`` (notify.js, with
+a CSS fallback), so each player reads it in his language whoever triggered it. Sent only after
+the write commits. "Your turn" is a client-side notice (notify.js), from the player's own view.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+
+logger = logging.getLogger(__name__)
+
+MESSAGES = {
+    "joined": _("%(name)s sat down."),
+    "left": _("%(name)s left the table."),
+    "settings": _("%(name)s changed the table settings: %(what)s."),
+    "settings_next": _(
+        "%(name)s changed the table settings: %(what)s. They apply from the next hand."
+    ),
+    "locked": _("%(name)s locked the table."),
+    "unlocked": _("%(name)s unlocked the table."),
+    "removed": _("%(name)s removed %(other)s from an idle seat."),
+    "swap_asked": _("%(name)s asks %(other)s to swap seats."),
+    "swapped": _("%(name)s and %(other)s swapped seats."),
+    "stand_after": _("%(name)s will stand up after this hand."),
+    "stood_up_balance": _(
+        "%(name)s was stood up: fewer beans than the table's minimum of %(minimum)s."
+    ),
+}
+
+
+def render_notice(key: str, params: dict[str, Any]) -> str:
+    """The notice partial: one span per site language (lazy params translated per language)."""
+    texts = []
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            values = {k: str(v) for k, v in params.items()}
+            texts.append({"lang": code, "text": str(MESSAGES[key]) % values})
+    return render_to_string("games/table/notice.html", {"texts": texts, "key": key})
+
+
+def send_notice(table_id: int, key: str, params: dict[str, Any]) -> None:
+    from games import broadcast
+
+    html = render_notice(key, params)
+    try:
+        broadcast._send(broadcast.public_group(table_id), {"type": "table.html", "html": html})
+    except Exception:  # a lost notice must never fail a committed write
+        logger.exception("notice %s for table %s failed", key, table_id)
+
+
+def notify(table_id: int, key: str, **params: Any) -> None:
+    """Send the notice after the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send_notice(table_id, key, params))
