@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from games.engine.cards import BJ, SJ, card_rank, parse_cards, ranks_of
+from games.engine.cards import BJ, SJ, card_rank, cards_for_ranks, parse_cards, ranks_of
 from games.engine.combos import Combo, reading_to_lead
 from games.engine.hand import (
     apply,
@@ -308,18 +308,8 @@ MIN_FOLLOW_BUDGET = 40
 KICKER_CHOICES = 3
 
 
-def _codes_for(hand: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
-    pool = list(hand)
-    out = []
-    for rank in ranks:
-        code = next(c for c in pool if card_rank(c) == rank)
-        pool.remove(code)
-        out.append(code)
-    return tuple(sorted(out))
-
-
 def _play_action(k: _Knowledge, combo: Combo) -> Action:
-    return Action(k.seat, PLAY, combo.kind, _codes_for(k.hand, combo.ranks))
+    return Action(k.seat, PLAY, combo.kind, cards_for_ranks(k.hand, combo.ranks))
 
 
 def _play(k: _Knowledge) -> Action:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypeAlias
 
-from games.engine.errors import InvalidNotation
+from games.engine.errors import CardsNotHeld, InvalidNotation
 
 Rank: TypeAlias = int
 CardCode: TypeAlias = int
@@ -164,6 +164,23 @@ def format_cards(codes: Iterable[CardCode]) -> str:
 def ranks_of(codes: Iterable[CardCode]) -> tuple[Rank, ...]:
     """Sorted rank values of some card codes."""
     return tuple(sorted(card_rank(code) for code in codes))
+
+
+def cards_for_ranks(hand: Iterable[CardCode], ranks: Iterable[Rank]) -> tuple[CardCode, ...]:
+    """The cards of ``hand`` that play the rank multiset ``ranks``: the lowest suit of each rank.
+
+    Suits never change a play's strength (§2.1), so this is the canonical physical choice for
+    a play named by ranks (托管, bots, hints). A rank the hand lacks raises CardsNotHeld.
+    """
+    pool = sorted(hand)
+    out = []
+    for rank in ranks:
+        code = next((c for c in pool if card_rank(c) == rank), None)
+        if code is None:
+            raise CardsNotHeld(f"the hand holds no more {rank_name(rank)}")
+        pool.remove(code)
+        out.append(code)
+    return tuple(sorted(out))
 
 
 def rank_counts(ranks: Iterable[Rank]) -> list[int]:

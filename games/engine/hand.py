@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from games.engine.beans import RoomStakes
-from games.engine.cards import card_rank, format_ranks, ranks_of
+from games.engine.cards import cards_for_ranks, format_ranks, ranks_of
 from games.engine.combos import classify, reading_to_follow, reading_to_lead
 from games.engine.dealing import Deal, check_deal
 from games.engine.errors import (
@@ -132,17 +132,6 @@ def _check_seat(state: HandState, seat: int) -> None:
         raise NotYourTurn(f"seat must be 0..{state.seats - 1}")
 
 
-def _codes_for(hand: tuple[int, ...], ranks: Sequence[int]) -> tuple[int, ...]:
-    """Canonical cards for a rank multiset: the lowest suits of each rank in the hand."""
-    pool = list(hand)
-    out = []
-    for rank in ranks:
-        code = next(c for c in pool if card_rank(c) == rank)
-        pool.remove(code)
-        out.append(code)
-    return tuple(sorted(out))
-
-
 def legal_actions(state: HandState, seat: int) -> list[Action]:
     """Every legal decision of ``seat`` now, in a deterministic order.
 
@@ -158,7 +147,7 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
     hand = state.hands[seat]
     top = state.top.combo if state.top is not None else None
     actions = [
-        Action(seat, PLAY, None, _codes_for(hand, combo.ranks))
+        Action(seat, PLAY, None, cards_for_ranks(hand, combo.ranks))
         for combo in legal_plays(state.variant, ranks_of(hand), top)
     ]
     if top is not None:
@@ -184,7 +173,7 @@ def autoplay_action(state: HandState, seat: int) -> Action:
     if not options:
         return Action(seat, PASS)
     best = min(options, key=lambda c: (c.key, c.ranks))
-    return Action(seat, PLAY, None, _codes_for(hand, best.ranks))
+    return Action(seat, PLAY, None, cards_for_ranks(hand, best.ranks))
 
 
 def default_action(state: HandState, seat: int) -> Action:
