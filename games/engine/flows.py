@@ -127,6 +127,21 @@ class Flow:
         return sum(1 for p in state.plays if p.seat in seats)
 
     @staticmethod
+    def team_amounts(
+        state: HandState, u: Fraction, *, landlord: Fraction, partner: Fraction
+    ) -> dict[int, Fraction]:
+        """Each farmer stakes ``u``; a partnered landlord side takes ``landlord`` and ``partner``
+        times ``u`` (their shares of the farmers' total), a solo landlord the whole total."""
+        amounts = {seat: u for seat in state.farmer_side()}
+        side = state.landlord_side()
+        if len(side) == 1:
+            amounts[side[0]] = u * len(amounts)
+        else:
+            amounts[side[0]] = u * landlord
+            amounts[side[1]] = u * partner
+        return amounts
+
+    @staticmethod
     def signed(
         state: HandState, amounts: dict[int, Fraction], landlord_wins: bool
     ) -> tuple[Fraction, ...]:
@@ -424,15 +439,9 @@ class New5Flow(Flow):
 
     def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
         u = Fraction(self.unit(state))
+        # §4.5: 正地主 ±2 units and 副地主 ±1 against three farmers; alone ±4.
+        amounts = self.team_amounts(state, u, landlord=Fraction(2), partner=Fraction(1))
         landlord_wins = state.winner_side == LANDLORD_SIDE
-        amounts: dict[int, Fraction] = {}
-        for seat in state.farmer_side():
-            amounts[seat] = u
-        if state.partner is not None:
-            amounts[state.partner] = u
-            amounts[state.landlord] = 2 * u  # type: ignore[index]
-        else:
-            amounts[state.landlord] = 4 * u  # type: ignore[index]
         return self.signed(state, amounts, landlord_wins), self.base_multiple(state), False, False
 
 
@@ -639,15 +648,10 @@ class Fenzhou5Flow(Flow):
 
     def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
         u = Fraction(self.unit(state))
+        # §6.7: landlord and 狗腿子 ±1.5u each against three farmers; a solo landlord ±4u.
+        half_again = Fraction(3, 2)
+        amounts = self.team_amounts(state, u, landlord=half_again, partner=half_again)
         landlord_wins = state.winner_side == LANDLORD_SIDE
-        amounts: dict[int, Fraction] = {}
-        for seat in state.farmer_side():
-            amounts[seat] = u
-        if state.partner is not None:
-            for seat in state.landlord_side():
-                amounts[seat] = u * Fraction(3, 2)
-        else:
-            amounts[state.landlord] = 4 * u  # type: ignore[index]
         return self.signed(state, amounts, landlord_wins), int(u), False, False
 
 
