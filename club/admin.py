@@ -1,0 +1,131 @@
+"""Operator pages: fair-play signals (with the hands behind each, linked to their replays),
+suspensions, and read-only views of chat, connections and hand outcomes. Staff only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from accounts.models import User
+from club import selectors, services
+from club.forms import SuspendForm
+from club.models import ChatMessage, ConnectionRecord, FairPlaySignals, HandOutcome, Suspension
+
+
+class _ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(FairPlaySignals)
+class FairPlaySignalsAdmin(admin.ModelAdmin):
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_urls(self) -> list[Any]:
+        return [
+            path(
+                "suspend/<int:user_id>/",
+                self.admin_site.admin_view(self.suspend_view),
+                name="club_fairplay_suspend",
+            ),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionError
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Fair-play signals"),
+            "signals": selectors.fair_play_signals(),
+            "suspended": set(Suspension.objects.values_list("user_id", flat=True)),
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "club/admin/fair_play.html", context)
+
+    def suspend_view(self, request: HttpRequest, user_id: int) -> HttpResponse:
+        player = get_object_or_404(User, pk=user_id)
+        form = SuspendForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            services.user_suspend(
+                user=player, reason=form.cleaned_data["reason"], actor=request.user
+            )
+            messages.success(request, _("%(name)s is suspended.") % {"name": player.username})
+            return redirect("admin:club_fairplaysignals_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Suspend %(name)s") % {"name": player.username},
+            "player": player,
+            "form": form,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "club/admin/suspend.html", context)
+
+
+@admin.register(Suspension)
+class SuspensionAdmin(admin.ModelAdmin):
+    list_display = ("user", "reason", "actor", "created_at")
+    search_fields = ("user__username", "reason")
+    raw_id_fields = ("user",)
+    readonly_fields = ("actor", "created_at")
+    actions = ["lift"]
+
+    def save_model(self, request: HttpRequest, obj: Suspension, form: Any, change: bool) -> None:
+        if not change:
+            services.user_suspend(user=obj.user, reason=obj.reason, actor=request.user)
+            return
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description=gettext_lazy("Lift the selected suspensions"))
+    def lift(self, request: HttpRequest, queryset: Any) -> None:
+        count = 0
+        for suspension in queryset.select_related("user"):
+            services.user_unsuspend(user=suspension.user)
+            count += 1
+        self.message_user(request, _("Lifted %(count)d suspension(s).") % {"count": count})
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(_ReadOnly):
+    list_display = ("created_at", "table", "user", "seat", "key", "text")
+    list_filter = ("key",)
+    search_fields = ("user__username", "text")
+
+
+@admin.register(ConnectionRecord)
+class ConnectionRecordAdmin(_ReadOnly):
+    list_display = ("seen_at", "table", "user", "ip", "seated")
+    search_fields = ("user__username", "ip")
+
+
+@admin.register(HandOutcome)
+class HandOutcomeAdmin(_ReadOnly):
+    list_display = ("finished_at", "hand", "user", "variant_key", "side", "won", "beans", "score")
+    list_filter = ("variant_key", "side", "won")
+    search_fields = ("user__username",)

@@ -1,0 +1,61 @@
+"""Pushes of club life to a table's sockets: chat bubbles and the spectator count.
+
+They reuse the table's groups (games.broadcast): the public group reaches every socket of the
+table; a spectator's bubble names the seated users in ``skip_users`` so players never get it
+(the consumer drops an event that names its user)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from club import selectors
+from club.models import ChatMessage
+from club.phrases import EMOTES, phrase_text
+from games import broadcast as table_broadcast
+
+
+def chat_html(message: ChatMessage, *, oob: bool = True) -> str:
+    key = message.key
+    return render_to_string(
+        "club/chat_bubble.html",
+        {
+            "message": message,
+            "name": message.user.username,
+            "text": phrase_text(key) if key else message.text,
+            "emote": key in EMOTES,
+            "spectator": message.seat is None,
+            "oob": oob,
+        },
+    )
+
+
+def chat_event(message: ChatMessage) -> tuple[str, dict[str, Any]]:
+    """(group, event) of one chat message."""
+    from games.models import Seat
+
+    event: dict[str, Any] = {"type": table_broadcast.EVENT_TYPE, "html": chat_html(message)}
+    if message.seat is None:
+        seated = Seat.objects.filter(table_id=message.table_id, user__isnull=False)
+        event["skip_users"] = list(seated.values_list("user_id", flat=True))
+    return table_broadcast.public_group(message.table_id), event
+
+
+def chat_pushed(message: ChatMessage) -> None:
+    group, event = chat_event(message)
+    table_broadcast._send(group, event)
+
+
+def spectators_html(table_id: int) -> str:
+    return render_to_string(
+        "club/spectators.html",
+        {"count": selectors.spectator_count(table_id=table_id), "oob": True},
+    )
+
+
+def spectators_event(table_id: int) -> tuple[str, dict[str, Any]]:
+    return (
+        table_broadcast.public_group(table_id),
+        {"type": table_broadcast.EVENT_TYPE, "html": spectators_html(table_id)},
+    )

@@ -1,0 +1,20 @@
+"""A hand's outcome rows are written in the transaction that finishes it (games.services
+saves the finished hand with ``save(update_fields=...)``, which sends post_save)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models.signals import post_save
+
+from games.models import Hand
+
+
+def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:
+    if instance.status == Hand.Status.FINISHED and instance.settled:
+        from club.services import hand_outcomes_record
+
+        hand_outcomes_record(hand=instance)
+
+
+post_save.connect(_hand_saved, sender=Hand, dispatch_uid="club.hand_outcomes")

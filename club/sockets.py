@@ -1,0 +1,53 @@
+"""What the table consumer (games/consumers.py) hands to the club: socket opened and closed
+(spectator presence, the connection's address) and the ``chat`` intent. Transport glue only:
+the writes are club.services."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+from club import broadcast, services
+
+logger = logging.getLogger(__name__)
+
+
+def _opened(table_id: int, user: Any, channel_name: str, ip: str | None) -> tuple[str, dict]:
+    services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
+    services.connection_record(table_id=table_id, user=user, ip=ip)
+    return broadcast.spectators_event(table_id)
+
+
+def _closed(table_id: int, channel_name: str) -> tuple[str, dict]:
+    services.presence_close(channel_name=channel_name)
+    return broadcast.spectators_event(table_id)
+
+
+async def socket_opened(consumer: Any) -> None:
+    try:
+        ip = services.client_ip(consumer.scope)
+        group, event = await database_sync_to_async(_opened)(
+            consumer.table_id, consumer.user, consumer.channel_name, ip
+        )
+        await consumer.channel_layer.group_send(group, event)
+    except Exception:  # presence is a nicety: never refuse a socket for it
+        logger.exception("club: socket open at table %s", getattr(consumer, "table_id", "?"))
+
+
+async def socket_closed(consumer: Any) -> None:
+    try:
+        group, event = await database_sync_to_async(_closed)(
+            consumer.table_id, consumer.channel_name
+        )
+        await consumer.channel_layer.group_send(group, event)
+    except Exception:
+        logger.exception("club: socket close at table %s", getattr(consumer, "table_id", "?"))
+
+
+async def chat(consumer: Any, intent: Any) -> None:
+    """The ``chat`` intent: raises ActionRejected (ChatRefused) for the consumer to show."""
+    await database_sync_to_async(services.chat_send)(
+        table_id=consumer.table_id, user=consumer.user, key=intent.chat_key, text=intent.text
+    )

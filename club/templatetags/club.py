@@ -1,0 +1,36 @@
+"""``{% club_table_extras table %}`` (table page: spectators, quick chat, player settings) and
+``{% club_watch_list %}`` (lobby: tables in play, each with a Watch link)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.conf import settings
+
+from club import selectors, services
+from club.phrases import EMOTES, PHRASES
+
+register = template.Library()
+
+
+@register.inclusion_tag("club/table_extras.html", takes_context=True)
+def club_table_extras(context: Any, table: Any) -> dict[str, Any]:
+    request = context.get("request")
+    user = getattr(request, "user", None) or context.get("user")
+    return {
+        "table": table,
+        "user": user,
+        "prefs": services.player_settings_get(user=user),
+        "phrases": [(key, str(text)) for key, text in PHRASES.items()],
+        "emotes": list(EMOTES.items()),
+        "free_text": settings.DDZ_CHAT_FREE_TEXT,
+        "max_chars": settings.DDZ_CHAT_MAX_CHARS,
+        "spectators": selectors.spectator_count(table_id=table.pk),
+        "oob": False,
+    }
+
+
+@register.inclusion_tag("club/watch_list.html")
+def club_watch_list() -> dict[str, Any]:
+    return {"tables": selectors.tables_to_watch()}

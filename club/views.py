@@ -1,0 +1,81 @@
+"""Leaderboards, public player profiles and the player settings page."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from accounts.selectors import title_progress
+from club import selectors, services
+from club.forms import PlayerSettingsForm
+from games.models import VARIANT_LABELS
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    board = request.GET.get("board", "score")
+    variant = request.GET.get("variant", "")
+    if variant not in VARIANT_LABELS:
+        variant = ""
+    days_raw = request.GET.get("days", "7")
+    days = int(days_raw) if days_raw in ("7", "30") else None
+    if board == "beans":
+        rows = selectors.leaderboard_beans(days=days, variant=variant or None)
+    else:
+        board = "score"
+        rows = (
+            selectors.leaderboard_score()
+            if not variant
+            else selectors.leaderboard_beans(days=None, variant=variant, metric="score")
+        )
+    context = {
+        "board": board,
+        "variant": variant,
+        "days": days,
+        "rows": rows,
+        "variants": [(key, label) for key, label in VARIANT_LABELS.items()],
+    }
+    template = "club/leaderboard.html"
+    if getattr(request, "htmx", False):
+        template += "#board"
+    return render(request, template, context)
+
+
+def player_profile(request: HttpRequest, username: str) -> HttpResponse:
+    player = get_object_or_404(User, username=username, is_bot=False)
+    stats = selectors.profile_stats(user=player)
+    return render(
+        request,
+        "club/profile.html",
+        {
+            "player": player,
+            "progress": title_progress(player.score),
+            "stats": stats,
+            "recent": selectors.profile_recent_hands(user=player),
+            "labels": VARIANT_LABELS,
+            "suspended": selectors.user_suspension(user=player) is not None,
+        },
+    )
+
+
+@login_required
+def player_settings(request: HttpRequest) -> HttpResponse:
+    prefs = services.player_settings_get(user=request.user)
+    if request.method == "POST":
+        form = PlayerSettingsForm(request.POST, instance=prefs)
+        if form.is_valid():
+            prefs = services.player_settings_update(user=request.user, **form.cleaned_data)
+            response = redirect("player_settings")
+            if prefs.language:
+                translation.activate(prefs.language)
+                response.set_cookie(settings.LANGUAGE_COOKIE_NAME, prefs.language, samesite="Lax")
+            messages.success(request, _("Settings saved."))
+            return response
+    else:
+        form = PlayerSettingsForm(instance=prefs)
+    return render(request, "club/settings.html", {"form": form})
