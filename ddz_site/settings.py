@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "allauth.account",
     "accounts",
     "games",
+    "club",
 ]
 
 MIDDLEWARE = [
@@ -76,6 +77,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "club.middleware.PreferredLanguageMiddleware",
 ]
 
 ROOT_URLCONF = "ddz_site.urls"
@@ -167,6 +169,24 @@ DDZ_DEADLINE_POLL_SECONDS = float(os.environ.get("DDZ_DEADLINE_POLL_SECONDS", "1
 DDZ_DISCONNECT_GRACE_SECONDS = env_int("DDZ_DISCONNECT_GRACE_SECONDS", 20)
 DDZ_BOT_FILL_SECONDS = env_int("DDZ_BOT_FILL_SECONDS", 60)
 DDZ_REGROUP_MEMORY_HANDS = env_int("DDZ_REGROUP_MEMORY_HANDS", 5)
+
+# Club life (issue #7). Quick chat: fixed phrases only unless DDZ_CHAT_FREE_TEXT (escaped, at
+# most DDZ_CHAT_MAX_CHARS); each user at most DDZ_CHAT_RATE_COUNT messages per
+# DDZ_CHAT_RATE_SECONDS. Fair-play signals look back DDZ_FAIRPLAY_DAYS; a table socket's address
+# is taken from X-Forwarded-For / X-Real-IP only behind the club's proxy.
+DDZ_CHAT_FREE_TEXT = env_bool("DDZ_CHAT_FREE_TEXT", False)
+DDZ_CHAT_MAX_CHARS = env_int("DDZ_CHAT_MAX_CHARS", 40)
+DDZ_CHAT_RATE_COUNT = env_int("DDZ_CHAT_RATE_COUNT", 3)
+DDZ_CHAT_RATE_SECONDS = env_int("DDZ_CHAT_RATE_SECONDS", 10)
+DDZ_TRUST_FORWARDED_FOR = env_bool("DDZ_TRUST_FORWARDED_FOR", not DEBUG)
+DDZ_FAIRPLAY_DAYS = env_int("DDZ_FAIRPLAY_DAYS", 30)
+DDZ_FAIRPLAY_PAIR_MIN_HANDS = env_int("DDZ_FAIRPLAY_PAIR_MIN_HANDS", 30)
+DDZ_FAIRPLAY_PAIR_SHARE = float(os.environ.get("DDZ_FAIRPLAY_PAIR_SHARE", "0.6"))
+DDZ_FAIRPLAY_FLOW_MIN_HANDS = env_int("DDZ_FAIRPLAY_FLOW_MIN_HANDS", 10)
+DDZ_FAIRPLAY_FLOW_MIN_BEANS = env_int("DDZ_FAIRPLAY_FLOW_MIN_BEANS", 5_000)
+DDZ_FAIRPLAY_FLOW_SHARE = float(os.environ.get("DDZ_FAIRPLAY_FLOW_SHARE", "0.8"))
+DDZ_FAIRPLAY_ABANDON_MIN_HANDS = env_int("DDZ_FAIRPLAY_ABANDON_MIN_HANDS", 10)
+DDZ_FAIRPLAY_ABANDON_SHARE = float(os.environ.get("DDZ_FAIRPLAY_ABANDON_SHARE", "0.25"))
 
 # Beans (RULES.md §7) and daily relief.
 DDZ_SIGNUP_GRANT = env_int("DDZ_SIGNUP_GRANT", 10_000)

@@ -19,6 +19,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils.translation import gettext as _
 
+from club import sockets as club_sockets
 from games import broadcast, selectors, services
 from games.errors import ActionRejected, ErrorCode
 from games.intents import Intent, parse_frame
@@ -120,6 +121,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.joined.append(group)
         await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
         await self.send_state()
+        await club_sockets.socket_opened(self)  # spectator count, connection address
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "joined", []):
@@ -127,6 +129,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if getattr(self, "joined", None):
             await self._call(services.seat_disconnect, table_id=self.table_id, user=self.user)
             self.joined = []
+            await club_sockets.socket_closed(self)
 
     async def _call(self, func: Any, **kwargs: Any) -> None:
         try:
@@ -165,6 +168,8 @@ class TableConsumer(AsyncWebsocketConsumer):
                 await database_sync_to_async(_act)(self.table_id, self.user, intent)
             elif intent.kind == "autoplay":
                 await database_sync_to_async(_autoplay)(self.table_id, self.user, intent)
+            elif intent.kind == "chat":
+                await club_sockets.chat(self, intent)
         except ActionRejected as error:
             if error.code is ErrorCode.STALE_VERSION:
                 await self.send_state()

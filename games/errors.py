@@ -57,6 +57,7 @@ class ErrorCode(enum.Enum):
     INVALID_NOTATION = "invalid_notation"
     ILLEGAL_ACTION = "illegal_action"
     CONFLICT = "conflict"
+    SUSPENDED = "suspended"  # club.services: an operator suspended the account
 
 
 MESSAGES = {
@@ -76,6 +77,9 @@ MESSAGES = {
     ErrorCode.SEATS_NOT_FILLED: _("Every seat must be filled before the deal."),
     ErrorCode.HAND_IN_PROGRESS: _("A hand is in progress; wait until it is over."),
     ErrorCode.ROOM_CLOSED: _("This room is closed."),
+    ErrorCode.SUSPENDED: _(
+        "Your account is suspended: you cannot sit down. Please contact the club's operators."
+    ),
     ErrorCode.NOT_AUTHENTICATED: _("Please sign in first."),
     ErrorCode.INVITE_REQUIRED: _("This is a private table: you need its invite link to sit."),
     ErrorCode.TABLE_LOCKED: _("The host has locked this table."),

@@ -12,6 +12,8 @@ which is ignored). Every value may arrive as a string, because HTML forms only h
   {"intent": "act", "version": "7", "act": "pass"}
   {"intent": "autoplay", "value": "false"}                               # take control back
   {"intent": "resync"}
+  {"intent": "chat", "key": "hurry"}                                     # quick chat (club app)
+  {"intent": "chat", "text": "gg"}                                       # free text, if allowed
 
 Optional ``table`` and ``hand`` ids pin a frame to the table/hand the client shows: a frame
 for another table is refused, one for an older hand is treated as stale.
@@ -29,7 +31,8 @@ from games.errors import ActionRejected, ErrorCode
 
 MAX_FRAME_CHARS = 4096
 MAX_CARDS_CHARS = 400  # 38-card hands in suited notation take about 115 characters
-INTENTS = ("act", "autoplay", "resync")
+INTENTS = ("act", "autoplay", "resync", "chat")
+MAX_CHAT_CHARS = 200  # the club checks its own, lower limit (DDZ_CHAT_MAX_CHARS)
 CLIENT_ACTS = ("play", "pass", "bid", "grab", "reveal", "double", "partner", "call")
 PARTNER_VALUES = ("open_solo", "hidden_solo", "call_friend")
 _TRUE = ("true", "1", "yes", "on")
@@ -38,12 +41,14 @@ _FALSE = ("false", "0", "no", "off")
 
 @dataclass(frozen=True)
 class Intent:
-    kind: str  # act | autoplay | resync
+    kind: str  # act | autoplay | resync | chat
     version: int | None = None
     action: dict[str, Any] | None = None  # §8.4 action without "seat" (the server adds it)
     enabled: bool | None = None  # autoplay
     table_id: int | None = None
     hand_id: int | None = None
+    chat_key: str = ""  # chat: a phrase key (club.phrases)
+    text: str = ""  # chat: free text (refused by the club unless allowed)
 
 
 def _bad(code: ErrorCode, detail: str) -> ActionRejected:
@@ -139,6 +144,13 @@ def parse_frame(text: Any) -> Intent:
     hand_id = _optional_int(data, "hand")
     if kind == "resync":
         return Intent("resync", table_id=table_id, hand_id=hand_id)
+    if kind == "chat":
+        return Intent(
+            "chat",
+            chat_key=_text(data.get("key"), "key", 32),
+            text=_text(data.get("text"), "text", MAX_CHAT_CHARS),
+            table_id=table_id,
+        )
     if kind == "autoplay":
         return Intent(
             "autoplay",

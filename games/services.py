@@ -199,6 +199,13 @@ def _seats(table: Table) -> list[Seat]:
     return list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
 
 
+def _is_suspended(user: User) -> bool:
+    """An operator suspended the account (club app): it can no longer sit down."""
+    from club.services import user_is_suspended
+
+    return user_is_suspended(user=user)
+
+
 def _require_user(user: Any) -> User:
     if user is None or not getattr(user, "is_authenticated", False):
         raise ActionRejected.of(ErrorCode.NOT_AUTHENTICATED)
@@ -248,6 +255,8 @@ def table_join(
             return mine
         if not table.room.is_active:
             raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
+        if _is_suspended(user):
+            raise ActionRejected.of(ErrorCode.SUSPENDED)
         if table.is_private:
             from games.private import check_invite
 
@@ -296,6 +305,8 @@ def table_quick_join(*, room: Room, user: User) -> Table:
     )
     if already is not None:
         return already.table
+    if _is_suspended(user):
+        raise ActionRejected.of(ErrorCode.SUSPENDED)
     _check_balance(room, user)
     avoid: set[int] = set()
     if room.regroup_between_hands:
