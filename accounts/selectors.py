@@ -16,7 +16,7 @@ from accounts.models import BeanEntry, Title, User
 # The title ladder (23 seed rows, edited by hand in the admin at most) is read on every table
 # rendering, once per seated player: it is kept in memory, sorted by threshold. A save or delete
 # of a Title (admin, shell, migration) empties it in this process (accounts.signals); other
-# processes re-read it within LADDER_SECONDS. An empty ladder is never kept.
+# processes re-read it within LADDER_SECONDS.
 LADDER_SECONDS = 60.0
 _ladder_lock = threading.Lock()
 _ladder: tuple[float, tuple[Title, ...]] | None = None
@@ -30,9 +30,8 @@ def title_ladder() -> tuple[Title, ...]:
     if cached is not None and now - cached[0] < LADDER_SECONDS:
         return cached[1]
     titles = tuple(Title.objects.order_by("threshold"))
-    if titles:
-        with _ladder_lock:
-            _ladder = (now, titles)
+    with _ladder_lock:
+        _ladder = (now, titles)
     return titles
 
 

@@ -69,11 +69,18 @@ def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
     hand = selectors.table_current_hand(table=table)
     seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
     seated = [s for s in seats if s.user_id is not None]
+    from games.rendering import render_audiences
+
+    htmls = render_audiences(
+        table=table,
+        hand=hand,
+        audiences=[(seat.index, seat.user) for seat in seated] + [(None, None)],
+        seats=seats,
+    )
     frames: list[tuple[str, dict[str, Any]]] = []
-    for seat in seated:
-        html = render_for(table=table, hand=hand, seat_index=seat.index, user=seat.user)
+    for seat, html in zip(seated, htmls, strict=False):
         frames.append((user_group(table.pk, seat.user_id), {"type": EVENT_TYPE, "html": html}))
-    public = render_for(table=table, hand=hand, seat_index=None, user=None)
+    public = htmls[-1]
     frames.append(
         (
             public_group(table.pk),

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -335,10 +337,13 @@ def screen_context(
     commitment: str = "",
     seed: str = "",
     extras: dict[str, Any] | None = None,
+    now: datetime.datetime | None = None,
 ) -> dict[str, Any]:
     """Everything the region templates need, from one audience's view dict.
 
-    ``state`` is used only for the hint plays of the view's own seat.
+    ``state`` is used only for the hint plays of the view's own seat. ``now`` (default: the
+    clock) is the server time the page's countdown is set by; a push gives every audience the
+    same one.
     """
     n = view["seats"]
     me = view.get("seat")
@@ -491,7 +496,7 @@ def screen_context(
         "partner_mode_label": str(PARTNER_LABELS.get(partner_mode, "")) if partner_mode else "",
         "bottom": card_faces(view.get("bottom")),
         "deadline": _deadline_iso(deadline_at) if not view.get("finished") else "",
-        "now": _deadline_iso(timezone.now()),
+        "now": _deadline_iso(now or timezone.now()),
         "seconds": seconds,
         "bombs": len(bombs),
         "grab_count": view.get("grab_count"),
@@ -599,11 +604,54 @@ def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None)
 
 
 # --------------------------------------------------------------------------- models
-def _seat_infos(table: Any, user: Any) -> tuple[list[SeatInfo], int]:
+@dataclass
+class TableSnapshot:
+    """What every audience of one table state is rendered from, read once: the seats with
+    their users, who held each seat of the hand, the hand's state and result extras, and one
+    clock reading. A push builds one snapshot for all its audiences (a handful of queries in
+    all); a single rendering builds its own."""
+
+    table: Any
+    hand: Any
+    seats: list[Any]
+    holders: dict[int, int | None]
+    state: HandState | None
+    extras: dict[str, Any]
+    now: datetime.datetime
+
+
+def table_snapshot(*, table: Any, hand: Any, seats: Sequence[Any] | None = None) -> TableSnapshot:
+    from games.models import HandPlayer, Seat
+
+    if seats is None:
+        seats = Seat.objects.filter(table=table).select_related("user").order_by("index")
+    holders: dict[int, int | None] = {}
+    state = None
+    extras: dict[str, Any] = {}
+    if hand is not None:
+        for seat, user_id in HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id"):
+            holders.setdefault(seat, user_id)
+        state = _hand_state(hand)
+        extras = _hand_extras(hand)
+    return TableSnapshot(
+        table=table,
+        hand=hand,
+        seats=list(seats),
+        holders=holders,
+        state=state,
+        extras=extras,
+        now=timezone.now(),
+    )
+
+
+def _seat_infos(
+    table: Any, user: Any, rows: Sequence[Any] | None = None
+) -> tuple[list[SeatInfo], int]:
     from accounts.selectors import title_for
     from games.models import Seat
 
-    rows = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+    if rows is None:
+        rows = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
     infos = []
     for row in rows:
         u = row.user
@@ -645,16 +693,13 @@ def _hand_state(hand: Any) -> HandState:
         return replay(hand.record)
 
 
-def _held_seat(hand: Any, seat_index: int, user: Any) -> bool:
-    """Whether ``user`` held ``seat_index`` in ``hand`` (True when there is no player record,
+def _held_seat(holders: dict[int, int | None], seat_index: int, user: Any) -> bool:
+    """Whether ``user`` held ``seat_index`` in the hand (True when there is no player record,
     e.g. a hand built outside the services)."""
-    from games.models import HandPlayer
-
-    rows = HandPlayer.objects.filter(hand=hand, seat=seat_index).values_list("user_id", flat=True)
-    holders = list(rows)
-    if not holders:
+    if seat_index not in holders:
         return True
-    return user is not None and holders[0] is not None and holders[0] == getattr(user, "pk", None)
+    holder = holders[seat_index]
+    return user is not None and holder is not None and holder == getattr(user, "pk", None)
 
 
 def _hand_extras(hand: Any) -> dict[str, Any]:
@@ -674,9 +719,13 @@ def _hand_extras(hand: Any) -> dict[str, Any]:
     before, after = result.get("titles_before"), result.get("titles_after")
     if isinstance(before, list) and isinstance(after, list):
         from accounts.models import Title
+        from accounts.selectors import title_ladder
 
         ids = {i for i in (*before, *after) if i is not None}
-        names = {t.pk: str(t) for t in Title.objects.filter(pk__in=ids)}
+        ladder = {t.pk: t for t in title_ladder()}
+        if not ids <= ladder.keys():  # a title added since the ladder was read
+            ladder = {t.pk: t for t in Title.objects.filter(pk__in=ids)}
+        names = {pk: str(ladder[pk]) for pk in ids if pk in ladder}
         out["titles"] = [
             (names.get(b), names.get(a)) if b is not None and a is not None else None
             for b, a in zip(before, after, strict=False)
@@ -684,18 +733,29 @@ def _hand_extras(hand: Any) -> dict[str, Any]:
     return out
 
 
-def table_context(*, table: Any, hand: Any, seat_index: int | None, user: Any) -> dict[str, Any]:
-    """The template context of ``table`` for one audience (a seat, or None for spectators)."""
+def table_context(
+    *,
+    table: Any,
+    hand: Any,
+    seat_index: int | None,
+    user: Any,
+    snapshot: TableSnapshot | None = None,
+) -> dict[str, Any]:
+    """The template context of ``table`` for one audience (a seat, or None for spectators).
+    ``snapshot``: the reads shared by every audience of this state (read here when None)."""
+    if snapshot is None:
+        snapshot = table_snapshot(table=table, hand=hand)
     room = table.room
-    infos, count = _seat_infos(table, user)
+    infos, count = _seat_infos(table, user, snapshot.seats)
     if hand is None:
         from games.engine.variants import find_variant
 
         seat_count = count or find_variant(room.variant, **(room.options or {})).seats
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
     else:
-        state = _hand_state(hand)
-        if seat_index is not None and not _held_seat(hand, seat_index, user):
+        state = snapshot.state
+        assert state is not None
+        if seat_index is not None and not _held_seat(snapshot.holders, seat_index, user):
             seat_index = None  # sat down after this hand was dealt: it is not his hand
         view = view_for(state, seat_index) if seat_index is not None else public_view(state)
         seconds = room.turn_seconds if view.get("phase") == "play" else room.bid_seconds
@@ -714,7 +774,8 @@ def table_context(*, table: Any, hand: Any, seat_index: int | None, user: Any) -
             coefficient=room.coefficient,
             commitment=getattr(hand, "commitment", ""),
             seed=getattr(hand, "seed", "") if finished else "",
-            extras=_hand_extras(hand),
+            extras=snapshot.extras,
+            now=snapshot.now,
         )
     ctx.update(
         {
@@ -744,6 +805,150 @@ def render_regions(ctx: dict[str, Any], *, oob: bool = True) -> str:
 def render_table_regions(*, table: Any, hand: Any, seat_index: int | None, user: Any) -> str:
     """Every region of the screen for one audience, each root swapped in by id (oob)."""
     return render_regions(table_context(table=table, hand=hand, seat_index=seat_index, user=user))
+
+
+# --------------------------------------------------------------------------- one push
+# A push renders the same state for up to six audiences, and most regions come out the same
+# for most of them (the status, the trick, the result, the controls of the seats not to act).
+# Each region is rendered once per distinct value of the context names its template (and the
+# templates it includes) can read; those names are read from the compiled template, so a
+# template edit that reads another name is keyed by it too. A template that could read the
+# whole context (a tag with takes_context, a computed include) is rendered for every audience.
+
+_ALWAYS_KEYED = ("csrf_token", "request", "oob")
+_names_cache: weakref.WeakKeyDictionary[Any, frozenset[str] | None] = weakref.WeakKeyDictionary()
+_names_lock = threading.Lock()
+
+
+class _Unkeyable(Exception):
+    pass
+
+
+def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
+    from django.template import base as tbase
+    from django.template.loader_tags import IncludeNode
+
+    if id(obj) in seen or obj is None or isinstance(obj, str | int | float | bool | bytes):
+        return
+    seen.add(id(obj))
+    if isinstance(obj, list | tuple | set | frozenset):
+        for item in obj:
+            _collect_names(item, names, seen)
+        return
+    if isinstance(obj, dict):
+        for item in obj.values():
+            _collect_names(item, names, seen)
+        return
+    if isinstance(obj, tbase.Variable):
+        if obj.lookups:
+            names.add(obj.lookups[0])
+        return
+    if isinstance(obj, tbase.Token):
+        if obj.token_type == tbase.TokenType.VAR:
+            names.add(obj.contents.split("|")[0].split(".")[0].strip())
+        return
+    if isinstance(obj, tbase.Template):
+        _collect_names(obj.nodelist, names, seen)
+        return
+    module = type(obj).__module__ or ""
+    if not module.startswith(("django.template", "django.templatetags", "django.contrib")):
+        if callable(obj) or module in ("builtins", "re", "enum"):  # filters, patterns, flags
+            return
+        raise _Unkeyable(f"{module}.{type(obj).__name__}")
+    if getattr(obj, "takes_context", False):
+        raise _Unkeyable(type(obj).__name__)
+    if isinstance(obj, IncludeNode):
+        target = obj.template
+        literal = getattr(getattr(target, "var", None), "literal", None)
+        if not isinstance(literal, str):
+            literal = target.var if isinstance(getattr(target, "var", None), str) else None
+        if not isinstance(literal, str):
+            raise _Unkeyable("include of a computed name")
+        from django.template.loader import get_template
+
+        _collect_names(get_template(literal).template, names, seen)
+    fields = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        for slot in getattr(cls, "__slots__", ()):
+            if hasattr(obj, slot):
+                fields[slot] = getattr(obj, slot)
+    for key, value in fields.items():
+        if key in ("origin", "source", "engine"):
+            continue
+        _collect_names(value, names, seen)
+
+
+def _template_names(template: Any) -> frozenset[str] | None:
+    """The context names a compiled template can read, or None when that is not knowable."""
+    inner = template.template
+    with _names_lock:
+        if inner in _names_cache:
+            return _names_cache[inner]
+    names: set[str] = set(_ALWAYS_KEYED)
+    try:
+        _collect_names(inner.nodelist, names, set())
+        found: frozenset[str] | None = frozenset(names)
+    except _Unkeyable:
+        found = None
+    with _names_lock:
+        _names_cache[inner] = found
+    return found
+
+
+def _keyed(value: Any) -> Any:
+    """A value as a memo key part. Model instances are the push's own shared objects (one
+    table, room and hand for every audience): named by identity, never by ``str`` (which may
+    query)."""
+    from django.db.models import Model
+
+    if isinstance(value, Model):
+        return ("model", type(value).__name__, id(value))
+    if isinstance(value, dict):
+        return {k: _keyed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_keyed(v) for v in value]
+    return value
+
+
+def render_regions_shared(contexts: Sequence[dict[str, Any]], *, oob: bool = True) -> list[str]:
+    """``render_regions`` of each context, each distinct region rendering done once."""
+    from django.template.loader import get_template
+    from django.utils.translation import get_language
+
+    language = get_language()
+    out: list[list[str]] = [[] for _ in contexts]
+    for name in REGIONS:
+        template = get_template(f"games/table/{name}.html")
+        keys = _template_names(template)
+        done: dict[str, str] = {}
+        for i, ctx in enumerate(contexts):
+            ctx = {**ctx, "oob": oob}
+            if keys is None:
+                out[i].append(template.render(ctx))
+                continue
+            key = repr((language, [(k, _keyed(ctx.get(k))) for k in sorted(keys)]))
+            html = done.get(key)
+            if html is None:
+                html = done[key] = template.render(ctx)
+            out[i].append(html)
+    return ["".join(parts) for parts in out]
+
+
+def render_audiences(
+    *,
+    table: Any,
+    hand: Any,
+    audiences: Sequence[tuple[int | None, Any]],
+    seats: Sequence[Any] | None = None,
+) -> list[str]:
+    """Every region for each (seat index or None, user) audience of one table state, from one
+    snapshot of the database (``seats``: the table's Seat rows with users, if already read)."""
+    snapshot = table_snapshot(table=table, hand=hand, seats=seats)
+    contexts = [
+        table_context(table=table, hand=hand, seat_index=seat, user=user, snapshot=snapshot)
+        for seat, user in audiences
+    ]
+    return render_regions_shared(contexts)
 
 
 def render_error(*, message: str) -> str:
