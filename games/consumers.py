@@ -89,8 +89,16 @@ def _autoplay(table_id: int, user: Any, intent: Intent) -> None:
     _retrying(call)
 
 
-def _table_exists(table_id: int) -> bool:
-    return selectors.table_get(table_id=table_id) is not None
+def _table_exists(table_id: int, user: Any = None, session: Any = None) -> bool:
+    """The table exists and this user may watch it (a private table: players, host, and code
+    holders when spectators are allowed; others are told it does not exist)."""
+    table = selectors.table_get(table_id=table_id)
+    if table is None:
+        return False
+    from games.private import may_watch
+
+    codes = list(session.get("ddz_invites", [])) if session is not None else []
+    return may_watch(table, user, codes)
 
 
 class TableConsumer(AsyncWebsocketConsumer):
@@ -109,7 +117,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         except (KeyError, TypeError, ValueError):
             await self.close(code=CLOSE_NO_TABLE)
             return
-        if not await database_sync_to_async(_table_exists)(self.table_id):
+        session = self.scope.get("session")  # read in the worker thread (a database load)
+        if not await database_sync_to_async(_table_exists)(self.table_id, self.user, session):
             await self.close(code=CLOSE_NO_TABLE)
             return
         broadcast.remember_server_loop(asyncio.get_running_loop())

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import hmac
 import io
+import logging
 import secrets
 from fractions import Fraction
 from typing import Any
@@ -40,6 +41,8 @@ from games.services import (
     table_join,
     table_leave,
 )
+
+logger = logging.getLogger(__name__)
 
 # No 0/O, 1/I/L: read aloud or typed from a phone without mistakes. 31**7 ≈ 2.8e10 codes.
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -223,11 +226,12 @@ def table_update_settings(
             return table
         table.settings = new
         table.save(update_fields=fields)
-        _bump(table)
-        _broadcast_on_commit(table.pk)
         in_hand = selectors.table_active_hand(table=table) is not None
         key = "settings_next" if in_hand else "settings"
         notify(table.pk, key, name=user.username, what=_Joined(changed))
+        club_on_commit(table.pk)
+        _bump(table)
+        _broadcast_on_commit(table.pk)
     return table
 
 
@@ -248,9 +252,9 @@ def table_set_locked(*, table_id: Any, user: User, locked: bool) -> Table:
         if table.locked != bool(locked):
             table.locked = bool(locked)
             table.save(update_fields=["locked"])
+            notify(table.pk, "locked" if locked else "unlocked", name=user.username)
             _bump(table)
             _broadcast_on_commit(table.pk)
-            notify(table.pk, "locked" if locked else "unlocked", name=user.username)
     return table
 
 
@@ -268,9 +272,9 @@ def table_remove_seat(*, table_id: Any, user: User, seat_index: Any) -> None:
             raise ActionRejected.of(ErrorCode.SEAT_NOT_IDLE)
         other = seat.user.username if seat.user is not None else str(_("a bot"))
         _vacate(seat)
+        notify(table.pk, "removed", name=user.username, other=other)
         _bump(table)
         _broadcast_on_commit(table.pk)
-        notify(table.pk, "removed", name=user.username, other=other)
 
 
 def _between_hands_seat(table_id: Any, user: Any) -> tuple[Table, list[Seat], Seat]:
@@ -312,10 +316,10 @@ def seat_request_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
         mine.swap_with = None if mine.swap_with == target.index else target.index
         mine.save(update_fields=["swap_with"])
-        _bump(table)
-        _broadcast_on_commit(table.pk)
         if mine.swap_with is not None:
             notify(table.pk, "swap_asked", name=user.username, other=target.user.username)
+        _bump(table)
+        _broadcast_on_commit(table.pk)
 
 
 def seat_accept_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
@@ -341,10 +345,10 @@ def seat_accept_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
         for f, v in zip(fields, other_state, strict=True):
             setattr(mine, f, v)
         mine.save()
-        _bump(table)
-        _broadcast_on_commit(table.pk)
         assert mine_user is not None and other_user is not None
         notify(table.pk, "swapped", name=other_user.username, other=mine_user.username)
+        _bump(table)
+        _broadcast_on_commit(table.pk)
 
 
 def seat_stand_after_hand(*, table_id: Any, user: User, enabled: bool = True) -> None:
@@ -361,10 +365,11 @@ def seat_stand_after_hand(*, table_id: Any, user: User, enabled: bool = True) ->
         if in_hand:
             seat.sit_out_after_hand = bool(enabled)
             seat.save(update_fields=["sit_out_after_hand"])
-            _bump(table)
-            _broadcast_on_commit(table.pk)
             if enabled:
                 notify(table.pk, "stand_after", name=user.username)
+            club_on_commit(table.pk)
+            _bump(table)
+            _broadcast_on_commit(table.pk)
             return
     table_leave(table_id=table_id, user=user)
 
@@ -512,3 +517,55 @@ def save_invite(session: Any, code: Any) -> None:
     code = normalise_code(code)
     codes = [c for c in session.get("ddz_invites", []) if c != code][-19:]
     session["ddz_invites"] = [*codes, code]
+
+
+# --------------------------------------------------------------------------- the club region
+# #table-club is not one of the regions re-rendered on every push (the hot path of a hand): it
+# changes between hands (seats, the finished hand's line on the sheet) or on a host's or a
+# player's request, and is pushed then, each audience its own rendering like the others.
+
+
+def render_club(*, table: Table, user: Any, hand_over: bool) -> str:
+    from django.template.loader import render_to_string
+
+    return render_to_string(
+        "games/table/club.html",
+        {"table": table, "user": user, "hand_over": hand_over, "oob": True},
+    )
+
+
+def push_club(table_id: int, *, force: bool = False) -> None:
+    """Send #table-club to every audience of a waiting table (or any table with ``force``)."""
+    from games import broadcast
+
+    table = selectors.table_get(table_id=table_id)
+    if table is None:
+        return
+    hand_over = table.status == Table.Status.WAITING
+    if not hand_over and not force:
+        return
+    if hand_over and selectors.table_active_hand(table=table) is not None:
+        hand_over = False
+    seated = [s for s in _seats(table) if s.user_id is not None]
+    for seat in seated:
+        html = render_club(table=table, user=seat.user, hand_over=hand_over)
+        broadcast._send(
+            broadcast.user_group(table.pk, seat.user_id), {"type": "table.html", "html": html}
+        )
+    public = render_club(table=table, user=None, hand_over=hand_over)
+    broadcast._send(
+        broadcast.public_group(table.pk),
+        {"type": "table.html", "html": public, "skip_users": [s.user_id for s in seated]},
+    )
+
+
+def club_on_commit(table_id: int) -> None:
+    """Push #table-club after commit even mid-hand (a host's or a player's own change)."""
+
+    def send() -> None:
+        try:
+            push_club(table_id, force=True)
+        except Exception:
+            logger.exception("club push of table %s failed", table_id)
+
+    transaction.on_commit(send)

@@ -179,6 +179,12 @@ def _broadcast_on_commit(table_id: int) -> None:
         from games import broadcast
 
         try:
+            from games.private import push_club
+
+            push_club(table_id)  # between hands only: seats, the score sheet
+        except Exception:
+            logger.exception("club push of table %s failed", table_id)
+        try:
             broadcast.table_changed(table_id)
         except Exception:  # a failed push must never undo or fail a committed write
             logger.exception("broadcast of table %s failed", table_id)
@@ -283,11 +289,11 @@ def table_join(
         seat.connections = 0
         seat.connected_at = seat.disconnected_at = None
         seat.save()
-        _bump(table)
-        _broadcast_on_commit(table.pk)
         from games.notify import notify
 
-        notify(table.pk, "joined", name=user.username)
+        notify(table.pk, "joined", name=user.username)  # before the push: the regions come last
+        _bump(table)
+        _broadcast_on_commit(table.pk)
     return seat
 
 

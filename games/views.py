@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from games import rendering, selectors
+from games import private, rendering, selectors
 from games import services as game_services
 from games.engine.cards import format_cards
 from games.engine.dealing import deal as engine_deal
@@ -29,7 +29,7 @@ from games.engine.record import replay
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 from games.errors import ActionRejected
-from games.models import Hand, HandPlayer, Room, Seat, Table
+from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
 from games.selectors import room_list_active
 
 
@@ -92,7 +92,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
     rooms = list(room_list_active())
     open_tables = (
         selectors.table_list_open()
-        .filter(free_seats__gt=0)
+        .filter(free_seats__gt=0, is_private=False)
         .prefetch_related(
             Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
         )
@@ -126,6 +126,9 @@ def room_quick_join(request: HttpRequest, room_id: int) -> HttpResponse:
 # --------------------------------------------------------------------------- the table
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    gate = _private_gate(request, table)
+    if gate is not None:
+        return gate
     hand = _current_hand(table)
     view_seat, _seat = _seat_of(table, hand, request.user)
     ctx = rendering.table_context(table=table, hand=hand, seat_index=view_seat, user=request.user)
@@ -137,6 +140,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 def table_regions(request: HttpRequest, table_id: int) -> HttpResponse:
     """Every region for the requesting audience (a resync over plain HTTP)."""
     table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    if not private.may_watch(table, request.user, _invite_codes(request)):
+        raise Http404(_("No such table."))
     hand = _current_hand(table)
     view_seat, _seat = _seat_of(table, hand, request.user)
     return HttpResponse(
@@ -149,9 +154,13 @@ def table_regions(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def table_sit(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table, pk=table_id)
     try:
         game_services.table_join(
-            table_id=table_id, user=request.user, seat_index=_seat_param(request)
+            table_id=table_id,
+            user=request.user,
+            seat_index=_seat_param(request),
+            invite_code=_code_for(request, table) if table.is_private else None,
         )
     except ActionRejected as error:
         return _refused(request, table_id, error)
@@ -447,3 +456,236 @@ def hand_verify(request: HttpRequest, hand_id: int) -> HttpResponse:
         }
     )
     return render(request, "games/hands/verify.html", ctx)
+
+
+# --------------------------------------------------------------------------- private tables
+# (issue #8) An invite link /join/<code>/ remembers the code in the browser session; the page,
+# its websocket and the sit POST read it from there.
+
+
+def _invite_codes(request: HttpRequest) -> list[str]:
+    return list(request.session.get("ddz_invites", [])) if hasattr(request, "session") else []
+
+
+def _private_gate(request: HttpRequest, table: Table) -> HttpResponse | None:
+    """None when the request may see the table; else the invite page or a 404 (a private
+    table's existence is not revealed to anyone without its code)."""
+    if private.may_watch(table, request.user, _invite_codes(request)):
+        return None
+    if any(private.code_matches(table, c) for c in _invite_codes(request)):
+        return redirect("table_invite", code=table.invite_code)
+    raise Http404(_("No such table."))
+
+
+@login_required
+@require_POST
+def table_create_private(request: HttpRequest, room_id: int) -> HttpResponse:
+    room = get_object_or_404(Room, pk=room_id)
+    try:
+        table = private.table_create_private(
+            room=room, user=request.user, coefficient=request.POST.get("coefficient")
+        )
+    except ActionRejected as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    private.save_invite(request.session, table.invite_code)
+    return redirect("table", table_id=table.pk)
+
+
+def table_invite(request: HttpRequest, code: str) -> HttpResponse:
+    """The invite link: who hosts, which room, free seats; sit down or (if allowed) watch."""
+    table = (
+        Table.objects.select_related("room", "host")
+        .filter(invite_code=private.normalise_code(code), is_private=True)
+        .first()
+    )
+    if table is None:
+        raise Http404(_("This invite link is not valid."))
+    if request.user.is_authenticated:
+        private.save_invite(request.session, table.invite_code)
+        if Seat.objects.filter(table=table, user=request.user).exists():
+            return redirect("table", table_id=table.pk)
+    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+    return render(
+        request,
+        "games/invite.html",
+        {
+            "table": table,
+            "room": table.room,
+            "seats": seats,
+            "free": sum(1 for s in seats if s.is_empty),
+            "code": table.invite_code,
+        },
+    )
+
+
+def _code_for(request: HttpRequest, table: Table) -> str | None:
+    posted = request.POST.get("code")
+    if posted:
+        return posted
+    return next((c for c in _invite_codes(request) if private.code_matches(table, c)), None)
+
+
+@login_required
+def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The host's settings page: rule options the room permits, seconds, bots, spectators,
+    lock. Saved settings apply from the next deal."""
+    table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
+    if not table.is_private or table.host_id != request.user.pk:
+        raise Http404(_("No such table."))
+    choices = private.host_option_choices(table.room)
+    current = game_services.table_options(table)
+    if request.method == "POST":
+        try:
+            private.table_update_settings(
+                table_id=table.pk,
+                user=request.user,
+                options={name: request.POST[name] for name in choices if name in request.POST},
+                turn_seconds=request.POST.get("turn_seconds"),
+                bid_seconds=request.POST.get("bid_seconds"),
+                coefficient=request.POST.get("coefficient"),
+                allow_bots=bool(request.POST.get("allow_bots")),
+                allow_spectators=bool(request.POST.get("allow_spectators")),
+            )
+            private.table_set_locked(
+                table_id=table.pk, user=request.user, locked=bool(request.POST.get("locked"))
+            )
+        except ActionRejected as error:
+            messages.error(request, error.message)
+            return redirect("table_settings", table_id=table.pk)
+        if selectors.table_active_hand(table=table) is not None:
+            messages.info(request, _("Saved: the new settings apply from the next hand."))
+        else:
+            messages.success(request, _("Saved."))
+        return redirect("table", table_id=table.pk)
+    turn, bid = game_services.table_seconds(table)
+    options = [
+        {
+            "name": name,
+            "label": OPTION_LABELS.get(name, name),
+            "values": [
+                {
+                    "value": str(v),
+                    "label": OPTION_VALUE_LABELS.get(v, str(v)),
+                    "on": v == current.get(name),
+                }
+                for v in values
+            ],
+        }
+        for name, values in choices.items()
+    ]
+    coefficient_max = table.room.private_coefficient_max if request.user.is_staff else None
+    return render(
+        request,
+        "games/settings.html",
+        {
+            "table": table,
+            "room": table.room,
+            "options": options,
+            "turn_seconds": turn,
+            "bid_seconds": bid,
+            "seconds_min": private.SECONDS_RANGE[0],
+            "seconds_max": private.SECONDS_RANGE[1],
+            "coefficient": game_services.table_stakes(table).coefficient,
+            "coefficient_max": coefficient_max,
+        },
+    )
+
+
+OPTION_LABELS = {
+    "qq5_double_scope": _("Doubling applies to"),
+    "new5_scheme": _("Scoring scheme"),
+    "classic3_kicker_policy": _("Kickers"),
+    "fenzhou_nuke": _("Nuke"),
+    "fenzhou_allow_solo_call": _("Landlord may call a card he holds"),
+    "fenzhou_bare_plane_last": _("Bare plane as the last play"),
+    "fenzhou_joker_kicker": _("Jokers as kickers"),
+    "fenzhou_bonus_counts_all_bombs": _("Bonus counts every bomb"),
+}
+OPTION_VALUE_LABELS: dict[Any, Any] = {
+    "global": _("the whole table"),
+    "per_player": _("each player"),
+    "level": _("level"),
+    "city": _("city"),
+    "permissive": _("permissive"),
+    "strict": _("strict"),
+    "four_jokers": _("four jokers"),
+    "big_plus_small": _("big and small jokers"),
+    True: _("yes"),
+    False: _("no"),
+}
+
+
+def _seat_action(request: HttpRequest, table_id: int, call: Any, **kwargs: Any) -> HttpResponse:
+    try:
+        call(table_id=table_id, user=request.user, **kwargs)
+    except ActionRejected as error:
+        return _refused(request, table_id, error)
+    return _done(request, table_id, reload=True)
+
+
+@login_required
+@require_POST
+def table_remove_seat(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _seat_action(
+        request, table_id, private.table_remove_seat, seat_index=request.POST.get("seat")
+    )
+
+
+@login_required
+@require_POST
+def seat_move(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _seat_action(request, table_id, private.seat_move, seat_index=request.POST.get("seat"))
+
+
+@login_required
+@require_POST
+def seat_swap(request: HttpRequest, table_id: int) -> HttpResponse:
+    call = private.seat_accept_swap if request.POST.get("accept") else private.seat_request_swap
+    return _seat_action(request, table_id, call, seat_index=request.POST.get("seat"))
+
+
+@login_required
+@require_POST
+def seat_stand_after(request: HttpRequest, table_id: int) -> HttpResponse:
+    enabled = request.POST.get("enabled", "1") != "0"
+    return _seat_action(request, table_id, private.seat_stand_after_hand, enabled=enabled)
+
+
+# --------------------------------------------------------------------------- sessions
+@login_required
+def session_list(request: HttpRequest) -> HttpResponse:
+    page = Paginator(private.user_sessions(request.user), 25).get_page(request.GET.get("page"))
+    items = []
+    for session in page.object_list:
+        sheet = private.session_sheet(session)
+        mine = f"u{request.user.pk}"
+        total = sheet["totals"][sheet["keys"].index(mine)] if mine in sheet["keys"] else None
+        items.append({"session": session, "hands": len(sheet["lines"]), "total": total})
+    return render(request, "games/sessions/list.html", {"page": page, "items": items})
+
+
+def _session_or_404(request: HttpRequest, session_id: int) -> TableSession:
+    session = get_object_or_404(TableSession.objects.select_related("table__room"), pk=session_id)
+    if not private.may_see_session(session, request.user, _invite_codes(request)):
+        raise Http404(_("No such session."))
+    return session
+
+
+@login_required
+def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = _session_or_404(request, session_id)
+    return render(
+        request,
+        "games/sessions/detail.html",
+        {"session": session, "sheet": private.session_sheet(session), "room": session.table.room},
+    )
+
+
+@login_required
+def session_csv(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = _session_or_404(request, session_id)
+    response = HttpResponse(private.session_sheet_csv(session), content_type="text/csv")
+    name = f"ddz-table{session.table_id}-session{session.number}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

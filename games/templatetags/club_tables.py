@@ -1,0 +1,19 @@
+"""``{% club_panel table user as club %}``: the private-table and score-sheet facts of the
+#table-club region (games.private.private_context), for whichever audience renders it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.simple_tag
+def club_panel(table: Any, user: Any) -> dict[str, Any]:
+    from games.private import private_context
+
+    if table is None or getattr(table, "pk", None) is None:
+        return {}
+    return private_context(table=table, user=user)
