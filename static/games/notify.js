@@ -5,11 +5,13 @@
 (function () {
   "use strict";
   var LIFE_MS = 7000;
+  var TURN_LIFE_MS = 2500;
   var lang = (document.documentElement.lang || "").toLowerCase();
   var wasMine = null;
 
   function settle(toast) {
     if (toast.dataset.settled) return;
+    var life = toast.classList.contains("turn") ? TURN_LIFE_MS : LIFE_MS;
     toast.dataset.settled = "1";
     var spans = toast.querySelectorAll("[data-lang]");
     var keep = null;
@@ -17,8 +19,8 @@
     if (!keep && spans.length) keep = spans[spans.length - 1];
     spans.forEach(function (s) { if (s !== keep) s.remove(); });
     if (keep) keep.style.display = "inline";
-    setTimeout(function () { toast.classList.add("fade"); }, LIFE_MS);
-    setTimeout(function () { toast.remove(); }, LIFE_MS + 600);
+    setTimeout(function () { toast.classList.add("fade"); }, life);
+    setTimeout(function () { toast.remove(); }, life + 600);
   }
 
   function turnCue() {
@@ -28,6 +30,8 @@
     if (!root || !controls || !box) return;
     var mine = controls.dataset.myTurn === "1";
     if (mine && wasMine === false) {
+      // one "your turn" notice at a time, short-lived: a hand has many turns
+      box.querySelectorAll(".notice-toast.turn").forEach(function (old) { old.remove(); });
       var p = document.createElement("p");
       p.className = "notice-toast turn";
       p.setAttribute("role", "status");
