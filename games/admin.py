@@ -40,6 +40,10 @@ class RoomAdmin(admin.ModelAdmin):
             },
         ),
         (_("Timers"), {"fields": ("bid_seconds", "turn_seconds")}),
+        (
+            _("Private tables"),
+            {"fields": ("private_tables", "host_options", "private_coefficient_max")},
+        ),
         (None, {"fields": ("created_at",)}),
     )
 
