@@ -18,9 +18,9 @@ EMOTES: dict[str, str] = {
     "cool": "😎",
     "cry": "😭",
     "angry": "😠",
-    "thumbs": "👍",
-    "flower": "🌹",
-    "bomb": "💣",
+    "wink": "😉",
+    "shock": "😱",
+    "kiss": "😘",
 }
 
 

@@ -9,39 +9,45 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from club import broadcast, services
+from club import broadcast, selectors, services
 
 logger = logging.getLogger(__name__)
 
 
-def _opened(table_id: int, user: Any, channel_name: str, ip: str | None) -> tuple[str, dict]:
+def _opened(table_id: int, user: Any, channel_name: str, ip: str | None) -> tuple[str, dict] | None:
+    before = selectors.spectator_count(table_id=table_id)
     services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
     services.connection_record(table_id=table_id, user=user, ip=ip)
+    if selectors.spectator_count(table_id=table_id) == before:
+        return None  # a seated player, or another tab of a spectator: nothing to show
     return broadcast.spectators_event(table_id)
 
 
-def _closed(table_id: int, channel_name: str) -> tuple[str, dict]:
+def _closed(table_id: int, channel_name: str) -> tuple[str, dict] | None:
+    before = selectors.spectator_count(table_id=table_id)
     services.presence_close(channel_name=channel_name)
+    if selectors.spectator_count(table_id=table_id) == before:
+        return None
     return broadcast.spectators_event(table_id)
 
 
 async def socket_opened(consumer: Any) -> None:
     try:
         ip = services.client_ip(consumer.scope)
-        group, event = await database_sync_to_async(_opened)(
+        push = await database_sync_to_async(_opened)(
             consumer.table_id, consumer.user, consumer.channel_name, ip
         )
-        await consumer.channel_layer.group_send(group, event)
+        if push is not None:
+            await consumer.channel_layer.group_send(*push)
     except Exception:  # presence is a nicety: never refuse a socket for it
         logger.exception("club: socket open at table %s", getattr(consumer, "table_id", "?"))
 
 
 async def socket_closed(consumer: Any) -> None:
     try:
-        group, event = await database_sync_to_async(_closed)(
-            consumer.table_id, consumer.channel_name
-        )
-        await consumer.channel_layer.group_send(group, event)
+        push = await database_sync_to_async(_closed)(consumer.table_id, consumer.channel_name)
+        if push is not None:
+            await consumer.channel_layer.group_send(*push)
     except Exception:
         logger.exception("club: socket close at table %s", getattr(consumer, "table_id", "?"))
 

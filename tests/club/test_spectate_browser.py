@@ -1,0 +1,61 @@
+"""Spectating a bot table in real Chromium against a real daphne: the lobby's Watch link, the
+public view only, the spectator count on the players' screen, quick chat to the right
+audiences, and live pushes to the end of the hand. Run with ``pytest -m browser -p no:asyncio``."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.games.test_views_browser import (
+    _fill_and_deal,
+    _join,
+    _login,
+    _page,
+    _play_to_the_end,
+    _shot,
+)
+
+pytestmark = pytest.mark.browser
+
+
+class SpectateBrowserTests:
+    def test_watch_a_bot_table_from_the_lobby_on_a_phone(self, browser, server) -> None:
+        ann = _page(browser, server, lang="en")
+        _login(ann, server, "ann")
+        _join(ann, server, "room-classic3")
+        _fill_and_deal(ann)
+        table_url = ann.url
+
+        ben = _page(browser, server, width=390, height=844, lang="zh-hant")
+        _login(ben, server, "ben")
+        ben.goto(server + "/")
+        watch = ben.locator(f"#watch-tables a[href='{table_url.replace(server, '')}']")
+        assert watch.count() == 1
+        watch.click()
+        ben.wait_for_url(table_url)
+        ben.wait_for_selector("#table-seats .seat")
+        _shot(ben, "spectator-phone")
+        # the public view: no cards in hand, no controls to act
+        assert ben.locator("#table-hand .hc").count() == 0
+        assert ben.locator("#play-form, #pass-form").count() == 0
+        # the players see one spectator
+        ann.wait_for_selector("#club-spectators[data-count='1']")
+        # a spectator's emote reaches spectators only
+        ben.click(".club-chat summary")
+        ben.click(".club-emotes button[aria-label='wink']")
+        ben.wait_for_selector("#club-watch-chat .club-watch-line")
+        # a player's phrase shows as a bubble to the spectator
+        ann.click(".club-chat summary")
+        ann.click(".club-phrases form:has(input[value='nice']) button")
+        ben.wait_for_selector("#club-bubbles .club-bubble")
+        time.sleep(0.5)
+        assert ann.locator(".club-watch-line").count() == 0
+        _shot(ben, "spectator-phone-chat")
+        # live to the end of the hand
+        _play_to_the_end([ann])
+        ben.wait_for_selector("#table-result .result-panel", timeout=20_000)
+        _shot(ben, "spectator-phone-result")
+        ben.context.close()
+        ann.context.close()
