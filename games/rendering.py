@@ -448,6 +448,7 @@ def screen_context(
                     "name": names.get(seat, ""),
                     "is_bot": info.is_bot,
                     "is_you": seat == me,
+                    "role": role,
                     "role_badges": badges,
                     "winner": seat in winners,
                     "units": _fmt_fraction(units),
