@@ -57,5 +57,21 @@ class SpectateBrowserTests:
         _play_to_the_end([ann])
         ben.wait_for_selector("#table-result .result-panel", timeout=20_000)
         _shot(ben, "spectator-phone-result")
+        # the hand is on the leaderboard and on the player's public profile, with its replay
+        ben.goto(server + "/leaderboard/?board=beans&days=7")
+        ben.click("#board a[href='/players/ann/']")
+        ben.wait_for_url("**/players/ann/")
+        assert ben.locator("a[href^='/hands/']").count() >= 1
+        _shot(ben, "profile-phone")
+        ann.goto(server + "/leaderboard/")
+        assert ann.locator("#board a[href='/players/ann/']").count() == 1
+        _shot(ann, "leaderboard-desktop")
+        ann.goto(server + "/settings/")
+        ann.check("input[name=card_size][value=l]")
+        ann.check("input[name=auto_pass]")
+        ann.click("form.club-settings button[type=submit]")
+        ann.goto(table_url)
+        ann.wait_for_selector("#table-root.club-cards-l")
+        assert ann.locator("#club-prefs[data-auto-pass='1']").count() == 1
         ben.context.close()
         ann.context.close()
