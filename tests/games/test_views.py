@@ -131,7 +131,9 @@ class TablePageTests:
         client.force_login(watcher)
         page = client.get(reverse("table", args=[table.pk])).content.decode()
         assert 'class="pc hc' not in page
-        assert "ws-send" not in page
+        # no form that acts (quick chat, club app, is the spectators' only ws-send)
+        assert 'name="intent" value="act"' not in page
+        assert 'name="intent" value="autoplay"' not in page
 
     def test_anonymous_spectator(self, client, room, player) -> None:
         table, _hand = _dealt(client, room)
