@@ -90,24 +90,38 @@ def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
     return frames
 
 
+async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> None:
+    # concurrently: with Redis each group_send is a round trip; the public frame goes last
+    # into the same gather, and each group's own order is kept by the layer
+    await asyncio.gather(*(layer.group_send(group, event) for group, event in frames))
+
+
 def _send(group: str, event: dict[str, Any]) -> None:
+    """One frame to one group (other modules' pushes)."""
+    send_frames([(group, event)])
+
+
+def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
+    """Every frame of one push, in one hop to the event loop (not one per audience)."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not frames:
         return
     loop = _server_loop
+    thread = threading.current_thread()
     if (
-        getattr(threading.current_thread(), "ddz_deadline_runner", False)
-        and loop is not None
+        loop is not None
         and loop.is_running()
-        and type(layer).__name__ == "InMemoryChannelLayer"
+        and (
+            getattr(thread, "ddz_deadline_runner", False)
+            and type(layer).__name__ == "InMemoryChannelLayer"
+        )
     ):
         # the in-memory layer lives in the server's loop: hand the send over to it
-        asyncio.run_coroutine_threadsafe(layer.group_send(group, event), loop).result(timeout=10)
+        asyncio.run_coroutine_threadsafe(_send_all(layer, frames), loop).result(timeout=10)
         return
-    async_to_sync(layer.group_send)(group, event)
+    async_to_sync(_send_all)(layer, frames)
 
 
 def table_changed(table_id: int) -> None:
     """Render and send the table's state to each audience (after commit)."""
-    for group, event in audience_frames(table_id):
-        _send(group, event)
+    send_frames(audience_frames(table_id))
