@@ -1,5 +1,6 @@
 """A signed-in player's stored language (player settings) when his browser has no language
-cookie yet, e.g. on a new device; the cookie is then set so set_language keeps working."""
+cookie yet, e.g. on a new device; the cookie is then set so set_language keeps working. A
+language picked with the page header's switcher (Django's set_language) is stored too."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 from django.utils import translation
 
 
@@ -36,6 +38,19 @@ class PreferredLanguageMiddleware:
             else:
                 language = ""
         response = self.get_response(request)
+        if (
+            request.method == "POST"
+            and user is not None
+            and user.is_authenticated
+            and request.path == reverse("set_language")
+        ):
+            picked = request.POST.get("language", "")
+            if picked in dict(settings.LANGUAGES):
+                from club.models import PlayerSettings
+
+                PlayerSettings.objects.update_or_create(
+                    user_id=user.pk, defaults={"language": picked}
+                )
         if language:
             response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
         return response

@@ -159,6 +159,12 @@ class SettingsTests:
         assert page.cookies["django_language"].value == "en"
         assert '<html lang="en">' in page.content.decode()
 
+    def test_the_header_language_switch_is_remembered(self, client):
+        ann = make_player("ann", beans=0)
+        client.force_login(ann)
+        client.post(reverse("set_language"), {"language": "zh-hant", "next": "/"})
+        assert PlayerSettings.objects.get(user=ann).language == "zh-hant"
+
     def test_auto_pass_is_off_by_default_and_the_table_page_carries_the_settings(self, client):
         ann = make_player("ann")
         table = seated_table(make_room("classic3"), [ann])
