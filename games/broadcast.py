@@ -91,9 +91,10 @@ def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
 
 
 async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> None:
-    # concurrently: with Redis each group_send is a round trip; the public frame goes last
-    # into the same gather, and each group's own order is kept by the layer
-    await asyncio.gather(*(layer.group_send(group, event) for group, event in frames))
+    # one after the other: a socket in two groups (its user's and the public one) must get
+    # its own frame before the public one it drops, as the tests and clients expect
+    for group, event in frames:
+        await layer.group_send(group, event)
 
 
 def _send(group: str, event: dict[str, Any]) -> None:
@@ -102,7 +103,7 @@ def _send(group: str, event: dict[str, Any]) -> None:
 
 
 def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
-    """Every frame of one push, in one hop to the event loop (not one per audience)."""
+    """Every frame of one push, in order, in one hop to the event loop (not one per frame)."""
     layer = get_channel_layer()
     if layer is None or not frames:
         return
