@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from django.db.models import Model
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 
-from games.engine.combos import BOMB_KINDS
+from games.engine.cards import parse_cards, ranks_of
+from games.engine.combos import BOMB_KINDS, classify
 from games.engine.hand import legal_actions
 from games.engine.state import HandState
 from games.engine.views import public_view, view_for
@@ -116,8 +118,20 @@ _EXTRA_KEYS = ("scores", "titles", "final_hands", "beans", "house")
 
 
 # --------------------------------------------------------------------------- cards
+_faces: dict[tuple[str, str | None], dict[str, Any]] = {}
+
+
 def card_face(token: str) -> dict[str, Any]:
-    """One card of §8.1 suited notation ("9h", "Ts", "SJ", "BJ") as template data."""
+    """One card of §8.1 suited notation ("9h", "Ts", "SJ", "BJ") as template data (a fresh
+    dict: callers add keys; the translated labels are kept per language)."""
+    key = (token, get_language())
+    face = _faces.get(key)
+    if face is None:
+        face = _faces[key] = _card_face(token)
+    return dict(face)
+
+
+def _card_face(token: str) -> dict[str, Any]:
     if token in ("SJ", "BJ"):
         big = token == "BJ"
         return {
@@ -253,9 +267,6 @@ def _hints(state: HandState | None, view: dict[str, Any]) -> list[str]:
 
 
 def _is_bomb_text(state: HandState, text: str) -> bool:
-    from games.engine.cards import parse_cards, ranks_of
-    from games.engine.combos import classify
-
     readings = classify(state.variant, ranks_of(parse_cards(text)))
     return bool(readings) and all(r.is_bomb for r in readings)
 
@@ -817,7 +828,7 @@ def render_table_regions(*, table: Any, hand: Any, seat_index: int | None, user:
 # whole context (a tag with takes_context, a computed include) is rendered for every audience.
 
 _ALWAYS_KEYED = ("csrf_token", "request", "oob")
-_names_cache: weakref.WeakKeyDictionary[Any, frozenset[str] | None] = weakref.WeakKeyDictionary()
+_names_cache: weakref.WeakKeyDictionary[Any, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
 _names_lock = threading.Lock()
 
 
@@ -879,7 +890,7 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
         _collect_names(value, names, seen)
 
 
-def _template_names(template: Any) -> frozenset[str] | None:
+def _template_names(template: Any) -> tuple[str, ...] | None:
     """The context names a compiled template can read, or None when that is not knowable."""
     inner = template.template
     with _names_lock:
@@ -888,7 +899,7 @@ def _template_names(template: Any) -> frozenset[str] | None:
     names: set[str] = set(_ALWAYS_KEYED)
     try:
         _collect_names(inner.nodelist, names, set())
-        found: frozenset[str] | None = frozenset(names)
+        found: tuple[str, ...] | None = tuple(sorted(names))
     except _Unkeyable:
         found = None
     with _names_lock:
@@ -897,17 +908,11 @@ def _template_names(template: Any) -> frozenset[str] | None:
 
 
 def _keyed(value: Any) -> Any:
-    """A value as a memo key part. Model instances are the push's own shared objects (one
-    table, room and hand for every audience): named by identity, never by ``str`` (which may
-    query)."""
-    from django.db.models import Model
-
+    """A context value as a memo key part (its ``repr``). The model instances of a context
+    (table, room, hand, user) are the push's own shared objects: named by identity, never by
+    ``str`` (which may query)."""
     if isinstance(value, Model):
         return ("model", type(value).__name__, id(value))
-    if isinstance(value, dict):
-        return {k: _keyed(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_keyed(v) for v in value]
     return value
 
 
@@ -927,7 +932,7 @@ def render_regions_shared(contexts: Sequence[dict[str, Any]], *, oob: bool = Tru
             if keys is None:
                 out[i].append(template.render(ctx))
                 continue
-            key = repr((language, [(k, _keyed(ctx.get(k))) for k in sorted(keys)]))
+            key = repr((language, [(k, _keyed(ctx.get(k))) for k in keys]))
             html = done.get(key)
             if html is None:
                 html = done[key] = template.render(ctx)
