@@ -2,7 +2,7 @@
 setting, a seat swap was asked or made, a player was stood up below the minimum balance.
 
 A notice is public table news only (names and settings, never cards or secret choices), so it
-goes through the table's public group to every socket there, seated or not. It is rendered in
+goes to every socket there, seated or not, inside the table's next push. It is rendered in
 every site language at once; the page shows the span matching its own ``lang`` (notify.js, with
 a CSS fallback), so each player reads it in his language whoever triggered it. Sent only after
 the write commits. "Your turn" is a client-side notice (notify.js), from the player's own view.
@@ -10,16 +10,12 @@ the write commits. "Your turn" is a client-side notice (notify.js), from the pla
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
-
-logger = logging.getLogger(__name__)
 
 MESSAGES = {
     "joined": _("%(name)s sat down."),
@@ -50,16 +46,9 @@ def render_notice(key: str, params: dict[str, Any]) -> str:
     return render_to_string("games/table/notice.html", {"texts": texts, "key": key})
 
 
-def send_notice(table_id: int, key: str, params: dict[str, Any]) -> None:
-    from games import broadcast
-
-    html = render_notice(key, params)
-    try:
-        broadcast._send(broadcast.public_group(table_id), {"type": "table.html", "html": html})
-    except Exception:  # a lost notice must never fail a committed write
-        logger.exception("notice %s for table %s failed", key, table_id)
-
-
 def notify(table_id: int, key: str, **params: Any) -> None:
-    """Send the notice after the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: send_notice(table_id, key, params))
+    """Add the notice to the table's push after the current transaction commits (it rides in
+    the same frame as the regions: one push, one frame per audience)."""
+    from games.services import _broadcast_on_commit
+
+    _broadcast_on_commit(table_id, notices=[render_notice(key, params)])

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import hmac
 import io
-import logging
 import secrets
 from fractions import Fraction
 from typing import Any
@@ -41,8 +40,6 @@ from games.services import (
     table_join,
     table_leave,
 )
-
-logger = logging.getLogger(__name__)
 
 # No 0/O, 1/I/L: read aloud or typed from a phone without mistakes. 31**7 ≈ 2.8e10 codes.
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -534,38 +531,46 @@ def render_club(*, table: Table, user: Any, hand_over: bool) -> str:
     )
 
 
-def push_club(table_id: int, *, force: bool = False) -> None:
-    """Send #table-club to every audience of a waiting table (or any table with ``force``)."""
+def with_club(
+    table_id: int,
+    frames: list[tuple[str, dict[str, Any]]],
+    *,
+    notices: list[str] | None = None,
+    force: bool = False,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The push's frames with the notices appended to each and, between hands (or with
+    ``force``), #table-club rendered for each audience (a user group: that user; the public
+    group: nobody, so never an invite code)."""
     from games import broadcast
 
     table = selectors.table_get(table_id=table_id)
     if table is None:
-        return
-    hand_over = table.status == Table.Status.WAITING
-    if not hand_over and not force:
-        return
-    if hand_over and selectors.table_active_hand(table=table) is not None:
-        hand_over = False
-    seated = [s for s in _seats(table) if s.user_id is not None]
-    for seat in seated:
-        html = render_club(table=table, user=seat.user, hand_over=hand_over)
-        broadcast._send(
-            broadcast.user_group(table.pk, seat.user_id), {"type": "table.html", "html": html}
-        )
-    public = render_club(table=table, user=None, hand_over=hand_over)
-    broadcast._send(
-        broadcast.public_group(table.pk),
-        {"type": "table.html", "html": public, "skip_users": [s.user_id for s in seated]},
-    )
+        return frames
+    hand_over = selectors.table_active_hand(table=table) is None
+    club = hand_over or force
+    users: dict[int, Any] = {}
+    if club:
+        users = {
+            s.user_id: s.user
+            for s in Seat.objects.filter(table=table, user__isnull=False).select_related("user")
+        }
+    tail = "".join(notices or ())
+    out = []
+    for group, event in frames:
+        html = event.get("html", "")
+        if club:
+            user = None
+            if group != broadcast.public_group(table.pk):
+                uid = int(group.rsplit(".", 1)[-1])
+                user = users.get(uid)
+            html += render_club(table=table, user=user, hand_over=hand_over)
+        out.append((group, {**event, "html": html + tail}))
+    return out
 
 
 def club_on_commit(table_id: int) -> None:
-    """Push #table-club after commit even mid-hand (a host's or a player's own change)."""
+    """Include #table-club in this transaction's push even mid-hand (a host's or a player's
+    own change)."""
+    from games.services import _broadcast_on_commit
 
-    def send() -> None:
-        try:
-            push_club(table_id, force=True)
-        except Exception:
-            logger.exception("club push of table %s failed", table_id)
-
-    transaction.on_commit(send)
+    _broadcast_on_commit(table_id, club=True)

@@ -167,30 +167,46 @@ def _lock_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
     return table
 
 
-def _broadcast_on_commit(table_id: int) -> None:
-    """Push the table's state once after the outermost commit (once per transaction)."""
+def _broadcast_on_commit(
+    table_id: int, *, notices: list[str] | None = None, club: bool = False
+) -> None:
+    """Push the table's state once after the outermost commit (once per transaction).
+    ``notices`` (games.notify partials) and the #table-club region (between hands, or with
+    ``club``) ride in the same frame of each audience, so one push stays one frame."""
     connection = transaction.get_connection()
     if connection.in_atomic_block:
         for entry in connection.run_on_commit:
-            if getattr(entry[1], "ddz_table_id", None) == table_id:
+            existing = entry[1]
+            if getattr(existing, "ddz_table_id", None) == table_id:
+                existing.ddz_notices.extend(notices or ())
+                existing.ddz_club = existing.ddz_club or club
                 return
 
     def send() -> None:
         from games import broadcast
 
         try:
-            from games.private import push_club
+            if not send.ddz_notices and not send.ddz_club and not _club_due(table_id):
+                broadcast.table_changed(table_id)
+                return
+            from games.private import with_club
 
-            push_club(table_id)  # between hands only: seats, the score sheet
-        except Exception:
-            logger.exception("club push of table %s failed", table_id)
-        try:
-            broadcast.table_changed(table_id)
+            frames = broadcast.audience_frames(table_id)
+            broadcast.send_frames(
+                with_club(table_id, frames, notices=send.ddz_notices, force=send.ddz_club)
+            )
         except Exception:  # a failed push must never undo or fail a committed write
             logger.exception("broadcast of table %s failed", table_id)
 
     send.ddz_table_id = table_id  # type: ignore[attr-defined]
+    send.ddz_notices = list(notices or ())  # type: ignore[attr-defined]
+    send.ddz_club = club  # type: ignore[attr-defined]
     transaction.on_commit(send)
+
+
+def _club_due(table_id: int) -> bool:
+    """The #table-club region changes between hands only (seats, the sheet's new line)."""
+    return Table.objects.filter(pk=table_id, status=Table.Status.WAITING).exists()
 
 
 def _bump(table: Table) -> None:
