@@ -129,8 +129,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
         await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
+        # spectator count, connection address; pushed before this socket's first frame so the
+        # other tabs have it by the time this one shows the table
+        await club_sockets.socket_opened(self)
         await self.send_state()
-        await club_sockets.socket_opened(self)  # spectator count, connection address
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "joined", []):
