@@ -1,0 +1,52 @@
+"""A private table's websocket: only its players, host and (when allowed) code holders; a
+notice rides in the same frame as the regions (issue #8)."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import private, services
+from tests.games.table_helpers import (
+    Socket,
+    fresh_layer,  # noqa: F401
+    live_db,  # noqa: F401
+    make_player,
+    make_room,
+)
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("live_db", "fresh_layer")]
+
+db = database_sync_to_async
+
+
+def _setup():
+    room = make_room("qq5")
+    host, friend, stranger = make_player(), make_player(), make_player()
+    table = private.table_create_private(room=room, user=host)
+    return table, host, friend, stranger
+
+
+async def test_a_stranger_cannot_watch_a_private_table():
+    table, _host, _friend, stranger = await db(_setup)()
+    sock = Socket(stranger, table.pk, "stranger")
+    connected, _ = await sock.comm.connect()
+    assert connected
+    assert (await sock.comm.receive_output(timeout=5))["code"] == 4404
+
+
+async def test_the_host_sees_a_join_notice_in_the_same_frame():
+    table, host, friend, _stranger = await db(_setup)()
+    sock = await Socket(host, table.pk, "host").open()
+    await db(services.table_join)(table_id=table.pk, user=friend, invite_code=table.invite_code)
+    notice = f"{friend.username} sat down."
+    for _ in range(5):  # the host's own presence push may come first
+        (frame,) = await sock.expect(1)
+        if notice in frame:
+            break
+    else:
+        raise AssertionError("no join notice")
+    # one frame: the regions, the club region and the notice together
+    assert 'id="table-seats"' in frame and 'id="table-club"' in frame
+    assert await sock.quiet()
+    await sock.close()
