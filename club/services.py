@@ -134,18 +134,17 @@ def user_unsuspend(*, user: User) -> None:
 
 
 def client_ip(scope: dict[str, Any]) -> str | None:
-    """The socket's client address; behind the club's proxy (deploy/nginx.conf sets
-    X-Forwarded-For / X-Real-IP) the forwarded one when DDZ_TRUST_FORWARDED_FOR is on."""
+    """The socket's client address. Behind the club's proxy (DDZ_TRUST_FORWARDED_FOR) it is the
+    last X-Forwarded-For entry: deploy/nginx.conf appends the address it saw
+    ($proxy_add_x_forwarded_for), while earlier entries (and daphne's --proxy-headers client,
+    which takes the first) are whatever the browser sent."""
     headers = {
         k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
     }
     if settings.DDZ_TRUST_FORWARDED_FOR:
-        forwarded = headers.get("x-forwarded-for", "").split(",")[0].strip()
+        forwarded = headers.get("x-forwarded-for", "").split(",")[-1].strip()
         if forwarded:
             return forwarded
-        real = headers.get("x-real-ip", "").strip()
-        if real:
-            return real
     client = scope.get("client")
     if client:
         return str(client[0])

@@ -124,6 +124,15 @@ class AddressSignalTests:
         services.connection_record(table_id=table.pk, user=user, ip=services.client_ip(scope))
         assert ConnectionRecord.objects.get(user=user).ip == "192.0.2.7"  # proxy not trusted
 
+    def test_behind_the_proxy_the_address_nginx_appended(self, settings):
+        settings.DDZ_TRUST_FORWARDED_FOR = True
+        forged = {
+            "client": ("1.2.3.4", 1),  # daphne --proxy-headers takes the first entry
+            "headers": [(b"x-forwarded-for", b"1.2.3.4, 198.51.100.8")],
+        }
+        assert services.client_ip(forged) == "198.51.100.8"
+        assert services.client_ip({"client": ("127.0.0.1", 1), "headers": []}) == "127.0.0.1"
+
 
 class AbandonSignalTests:
     def test_silent_when_timeouts_are_rare(self):
