@@ -490,7 +490,11 @@ def private_context(*, table: Table, user: Any) -> dict[str, Any]:
     asks_me = [s for s in seats if mine is not None and s.swap_with == mine.index and s.user_id]
     session = table_session(table)
     turn, bid = _next_seconds(table)
+    from games.services import table_stakes
+
+    stakes = table_stakes(table)
     return {
+        "club_stake": f"{stakes.base_score}×{stakes.coefficient}",
         "club_private": table.is_private,
         "club_is_host": uid is not None and table.host_id == uid,
         "club_invite_code": table.invite_code if (mine is not None or table.host_id == uid) else "",

@@ -396,9 +396,9 @@ TABLE: dict[str, tuple[str, str]] = {
     "Locked": ("已锁定", "已鎖定"),
     "No bots": ("不用机器人", "不用機器人"),
     "No spectators": ("不许旁观", "不許旁觀"),
-    "Next hand: %(t)s s to play, %(b)s s to bid": (
-        "下一局：出牌 %(t)s 秒，叫分 %(b)s 秒",
-        "下一局：出牌 %(t)s 秒，叫分 %(b)s 秒",
+    "Next hand: stake %(s)s, %(t)s s to play, %(b)s s to bid": (
+        "下一局：底注 %(s)s，出牌 %(t)s 秒，叫分 %(b)s 秒",
+        "下一局：底注 %(s)s，出牌 %(t)s 秒，叫分 %(b)s 秒",
     ),
     "Invite link": ("邀请链接", "邀請連結"),
     "Swap seats with %(name)s": ("与 %(name)s 换座", "與 %(name)s 換座"),
