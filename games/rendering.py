@@ -770,7 +770,10 @@ def table_context(
         if seat_index is not None and not _held_seat(snapshot.holders, seat_index, user):
             seat_index = None  # sat down after this hand was dealt: it is not his hand
         view = view_for(state, seat_index) if seat_index is not None else public_view(state)
-        seconds = room.turn_seconds if view.get("phase") == "play" else room.bid_seconds
+        # the hand's own snapshot (a private table's host may change them for the next hand)
+        turn = getattr(hand, "turn_seconds", None) or room.turn_seconds
+        bid = getattr(hand, "bid_seconds", None) or room.bid_seconds
+        seconds = turn if view.get("phase") == "play" else bid
         finished = getattr(hand, "status", "") == "finished" or state.finished
         ctx = screen_context(
             view=view,
@@ -782,8 +785,8 @@ def table_context(
             version=getattr(hand, "version", 0),
             deadline_at=getattr(hand, "deadline_at", None),
             seconds=seconds,
-            base_score=room.base_score,
-            coefficient=room.coefficient,
+            base_score=state.stakes.base_score,
+            coefficient=state.stakes.coefficient,
             commitment=getattr(hand, "commitment", ""),
             seed=getattr(hand, "seed", "") if finished else "",
             extras=snapshot.extras,
