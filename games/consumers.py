@@ -201,3 +201,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.user.pk in (event.get("skip_users") or ()):
             return
         await self.send(text_data=event["html"])
+
+    async def table_close_watchers(self, event: dict[str, Any]) -> None:
+        """A private table's host stopped spectators: every socket but the players' and the
+        host's closes (as for a table it may not see)."""
+        if self.user.pk in (event.get("skip_users") or ()):
+            return
+        await self.close(code=CLOSE_NO_TABLE)

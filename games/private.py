@@ -219,6 +219,8 @@ def table_update_settings(
             table.allow_spectators = bool(allow_spectators)
             changed.append("allow_spectators")
             fields.append("allow_spectators")
+            if not table.allow_spectators:
+                _close_watchers_on_commit(table)
         if not changed:
             return table
         table.settings = new
@@ -230,6 +232,17 @@ def table_update_settings(
         _bump(table)
         _broadcast_on_commit(table.pk)
     return table
+
+
+def _close_watchers_on_commit(table: Table) -> None:
+    """Close the spectators' sockets (everyone but the seated and the host) after commit."""
+    from games import broadcast
+
+    keep = [*Seat.objects.filter(table=table, user__isnull=False).values_list("user_id", flat=True)]
+    if table.host_id is not None:
+        keep.append(table.host_id)
+    event = {"type": "table.close_watchers", "skip_users": keep}
+    transaction.on_commit(lambda: broadcast._send(broadcast.public_group(table.pk), event))
 
 
 class _Joined:

@@ -50,3 +50,20 @@ async def test_the_host_sees_a_join_notice_in_the_same_frame():
     assert 'id="table-seats"' in frame and 'id="table-club"' in frame
     assert await sock.quiet()
     await sock.close()
+
+
+async def test_spectators_are_closed_when_the_host_stops_them():
+    table, host, friend, _stranger = await db(_setup)()
+    watcher = Socket(friend, table.pk, "watcher")
+    watcher.comm.scope["session"] = {"ddz_invites": [table.invite_code]}
+    await watcher.open()
+    player = await Socket(host, table.pk, "host").open()
+    await db(private.table_update_settings)(table_id=table.pk, user=host, allow_spectators=False)
+    for _ in range(5):
+        output = await watcher.comm.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+    else:
+        raise AssertionError("the spectator was not closed")
+    assert output["code"] == 4404
+    await player.close()

@@ -138,6 +138,10 @@ class TestInvites:
         table = private.table_create_private(room=room, user=operator, coefficient=4)
         assert services.table_stakes(table).coefficient == 4
         assert services.table_min_balance(table) > services.room_min_balance(room=room)
+        services.table_fill_with_bots(table_id=table.pk, user=operator)
+        hand = services.hand_start(table_id=table.pk, user=operator)
+        assert hand.stakes["coefficient"] == 4
+        assert hand_state(hand).stakes.coefficient == 4
 
 
 class TestSettings:
