@@ -78,12 +78,12 @@
   // client-side auto-pass: my turn, a pass is allowed and no legal play beats the table
   function maybeAutoPass() {
     var hand = document.getElementById("table-hand");
-    var pass = document.querySelector("#pass-form button");
-    if (!hand || !pass || !document.getElementById("play-form")) return;
+    var pass = document.querySelector("#pass-form button:not([disabled])");
+    if (!hand || !pass) return;  // no pass form: leading, or not the play phase
     var hints = [];
     try { hints = JSON.parse(hand.dataset.hints || "[]"); } catch (e) { return; }
     if (hints.length === 0) setTimeout(function () {
-      var again = document.querySelector("#pass-form button");
+      var again = document.querySelector("#pass-form button:not([disabled])");
       if (again) again.click();
     }, 600);
   }
