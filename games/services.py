@@ -605,7 +605,9 @@ def _deal_hand(
     )
     balances = [s.user.beans if s.user is not None else None for s in seats]
     state = start_hand(variant, dealt, table_stakes(table), balances=balances)
-    turn_seconds, bid_seconds = table_seconds(table)
+    # A private table's hand keeps the host's seconds of its deal; a public table's hands
+    # follow the room (an operator's change reaches the pending decision, as before).
+    turn_seconds, bid_seconds = table_seconds(table) if table.is_private else (None, None)
     hand = Hand.objects.create(
         table=table,
         number=number,
