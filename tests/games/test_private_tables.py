@@ -379,3 +379,29 @@ class TestNotices:
         assert table.invite_code not in html  # the public rendering never shows the code
         mine = private.render_club(table=table, user=host, hand_over=False)
         assert table.invite_code in mine
+
+
+class TestSettingsPage:
+    def test_the_host_saves_settings_and_others_get_404(self, client):
+        _room, host, table = _private("qq5", host_options=["qq5_double_scope"])
+        url = reverse("table_settings", args=[table.pk])
+        client.force_login(make_player())
+        assert client.get(url).status_code == 404
+        client.force_login(host)
+        page = client.get(url).content.decode()
+        assert 'name="qq5_double_scope"' in page and 'name="turn_seconds"' in page
+        response = client.post(
+            url,
+            {
+                "qq5_double_scope": "per_player",
+                "turn_seconds": "20",
+                "bid_seconds": "9",
+                "allow_bots": "1",
+                "locked": "1",
+            },
+        )
+        assert response.status_code == 302
+        table.refresh_from_db()
+        assert table.settings["options"] == {"qq5_double_scope": "per_player"}
+        assert (table.settings["turn_seconds"], table.settings["bid_seconds"]) == (20, 9)
+        assert table.locked and table.allow_bots and not table.allow_spectators
