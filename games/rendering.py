@@ -893,9 +893,9 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
         _collect_names(value, names, seen)
 
 
-def _template_names(template: Any) -> tuple[str, ...] | None:
-    """The context names a compiled template can read, or None when that is not knowable."""
-    inner = template.template
+def template_names(inner: Any) -> tuple[str, ...] | None:
+    """The context names a compiled template (``django.template.base.Template``) can read, or
+    None when that is not knowable."""
     with _names_lock:
         if inner in _names_cache:
             return _names_cache[inner]
@@ -908,6 +908,13 @@ def _template_names(template: Any) -> tuple[str, ...] | None:
     with _names_lock:
         _names_cache[inner] = found
     return found
+
+
+def memo_key(get: Any, names: Sequence[str], language: str | None = None) -> str:
+    """The memo key of a rendering: the values of every name its template can read."""
+    if language is None:
+        language = get_language()
+    return repr((language, [(k, _keyed(get(k))) for k in names]))
 
 
 def _keyed(value: Any) -> Any:
@@ -928,14 +935,14 @@ def render_regions_shared(contexts: Sequence[dict[str, Any]], *, oob: bool = Tru
     out: list[list[str]] = [[] for _ in contexts]
     for name in REGIONS:
         template = get_template(f"games/table/{name}.html")
-        keys = _template_names(template)
+        keys = template_names(template.template)
         done: dict[str, str] = {}
         for i, ctx in enumerate(contexts):
             ctx = {**ctx, "oob": oob}
             if keys is None:
                 out[i].append(template.render(ctx))
                 continue
-            key = repr((language, [(k, _keyed(ctx.get(k))) for k in keys]))
+            key = memo_key(ctx.get, keys, language)
             html = done.get(key)
             if html is None:
                 html = done[key] = template.render(ctx)
