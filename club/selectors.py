@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,13 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import title_for
-from club.models import ConnectionRecord, HandOutcome, SpectatorPresence, Suspension
+from club.models import (
+    ConnectionRecord,
+    HandOutcome,
+    PlayerSettings,
+    SpectatorPresence,
+    Suspension,
+)
 
 PERIODS = (7, 30)
 
@@ -371,3 +378,15 @@ def fair_play_signals() -> dict[str, list[Signal]]:
 
 def latest_activity(*, user: User) -> datetime.datetime | None:
     return HandOutcome.objects.filter(user=user).aggregate(m=Max("finished_at"))["m"]
+
+
+def languages_of(*, user_ids: Iterable[int]) -> dict[int, str]:
+    """Each player's stored language (player settings), for the players who stored one that
+    the club ships; a table push renders a seat's regions in its player's language."""
+    shipped = dict(settings.LANGUAGES)
+    rows = PlayerSettings.objects.filter(user_id__in=list(user_ids)).exclude(language="")
+    return {
+        user_id: language
+        for user_id, language in rows.values_list("user_id", "language")
+        if language in shipped
+    }

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from club.models import (
@@ -279,3 +279,23 @@ def player_settings_update(*, user: User, **fields: Any) -> PlayerSettings:
     prefs.full_clean(exclude=["user"])
     prefs.save()
     return prefs
+
+
+def player_language_settle(*, user: User, cookie: str | None, accept_language: str) -> str:
+    """The language a player's table sockets and pushes use: his stored one, else what his
+    browser asks for (language cookie, then Accept-Language), which is then stored so the
+    pushes rendered for his seat speak it too."""
+    stored = player_settings_get(user=user)
+    if stored.language in dict(settings.LANGUAGES):
+        return stored.language
+    wanted = [cookie] if cookie else []
+    wanted += [code for code, _ in translation.trans_real.parse_accept_lang_header(accept_language)]
+    for code in wanted:
+        try:
+            language = translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+        stored.language = language
+        stored.save()
+        return language
+    return settings.LANGUAGE_CODE

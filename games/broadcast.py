@@ -49,10 +49,11 @@ def remember_server_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def render_for(*, table: Table, hand: Hand | None, seat_index: int | None, user: Any) -> str:
-    """All screen regions of ``table`` for one audience (``seat_index`` None: spectators)."""
-    from games.rendering import render_table_regions
+    """All screen regions of ``table`` for one audience (``seat_index`` None: spectators), in
+    the language its pushes use (``render_audiences``)."""
+    from games.rendering import render_audiences
 
-    return render_table_regions(table=table, hand=hand, seat_index=seat_index, user=user)
+    return render_audiences(table=table, hand=hand, audiences=[(seat_index, user)])[0]
 
 
 def render_error(*, message: str) -> str:

@@ -17,8 +17,10 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
 
+from club import services as club_services
 from club import sockets as club_sockets
 from games import broadcast, selectors, services
 from games.errors import ActionRejected, ErrorCode
@@ -121,6 +123,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not await database_sync_to_async(_table_exists)(self.table_id, self.user, session):
             await self.close(code=CLOSE_NO_TABLE)
             return
+        headers = dict(self.scope.get("headers") or [])
+        self.language = await database_sync_to_async(club_services.player_language_settle)(
+            user=self.user,
+            cookie=(self.scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME),
+            accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
+        )
         broadcast.remember_server_loop(asyncio.get_running_loop())
         for group in (
             broadcast.public_group(self.table_id),
@@ -132,7 +140,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         # spectator count, connection address; pushed before this socket's first frame so the
         # other tabs have it by the time this one shows the table
         await club_sockets.socket_opened(self)
-        await self.send_state()
+        with translation.override(self.language):
+            await self.send_state()
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "joined", []):
@@ -161,6 +170,11 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not getattr(self, "joined", None):
             return
+        # errors and this socket's own renderings speak the reader's language
+        with translation.override(self.language):
+            await self._receive(text_data, bytes_data)
+
+    async def _receive(self, text_data: str | None, bytes_data: bytes | None) -> None:
         if not self._within_rate():
             now = time.monotonic()
             if now - getattr(self, "_flood_told", 0.0) >= 1.0:

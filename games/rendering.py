@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Model
 from django.template.loader import render_to_string
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
@@ -959,12 +960,32 @@ def render_audiences(
 ) -> list[str]:
     """Every region for each (seat index or None, user) audience of one table state, from one
     snapshot of the database (``seats``: the table's Seat rows with users, if already read)."""
+    from club.selectors import languages_of
+
     snapshot = table_snapshot(table=table, hand=hand, seats=seats)
-    contexts = [
-        table_context(table=table, hand=hand, seat_index=seat, user=user, snapshot=snapshot)
-        for seat, user in audiences
-    ]
-    return render_regions_shared(contexts)
+    # Each seated player reads his own stored language; spectators the club's default.
+    players = [user.pk for seat, user in audiences if seat is not None and user is not None]
+    stored = languages_of(user_ids=players)
+    by_language: dict[str, list[int]] = {}
+    for i, (seat, user) in enumerate(audiences):
+        language = stored.get(user.pk, "") if seat is not None and user is not None else ""
+        by_language.setdefault(language or settings.LANGUAGE_CODE, []).append(i)
+    out: list[str] = [""] * len(audiences)
+    for language, indices in by_language.items():
+        with translation.override(language):
+            contexts = [
+                table_context(
+                    table=table,
+                    hand=hand,
+                    seat_index=audiences[i][0],
+                    user=audiences[i][1],
+                    snapshot=snapshot,
+                )
+                for i in indices
+            ]
+            for i, html in zip(indices, render_regions_shared(contexts), strict=True):
+                out[i] = html
+    return out
 
 
 def render_error(*, message: str) -> str:

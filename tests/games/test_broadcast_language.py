@@ -1,0 +1,45 @@
+"""A table push speaks each reader's language, whoever's action caused it."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import translation
+
+from club.models import PlayerSettings
+from club.services import player_language_settle
+from games import broadcast, services
+from tests.games.table_helpers import make_player, make_room, seated_table
+
+pytestmark = pytest.mark.django_db
+
+
+def _frames_by_user(table_id: int) -> dict[int | None, str]:
+    out: dict[int | None, str] = {}
+    for group, event in broadcast.audience_frames(table_id):
+        user_id = None if group == broadcast.public_group(table_id) else int(group.split(".")[-1])
+        out[user_id] = event["html"]
+    return out
+
+
+def test_each_seat_is_pushed_in_its_players_language():
+    room = make_room("qq5")
+    english, chinese, *others = [make_player() for _ in range(5)]
+    PlayerSettings.objects.create(user=english, language="en")
+    PlayerSettings.objects.create(user=chinese, language="zh-hant")
+    table = seated_table(room, [english, chinese, *others])
+    services.hand_start(table_id=table.pk)
+    with translation.override("zh-hans"):  # the language of whoever triggered the push
+        frames = _frames_by_user(table.pk)
+    assert "Multiplier" in frames[english.pk]
+    assert "倍數" in frames[chinese.pk] and "Multiplier" not in frames[chinese.pk]
+    assert "倍数" in frames[None]  # spectators: the club's default language
+
+
+def test_a_socket_language_is_the_stored_one_else_the_browsers_which_is_then_stored():
+    player = make_player()
+    assert player_language_settle(user=player, cookie=None, accept_language="fr, en;q=0.8") == "en"
+    assert PlayerSettings.objects.get(user=player).language == "en"
+    # once stored, a browser asking for another language does not change what pushes use
+    assert player_language_settle(user=player, cookie="zh-hant", accept_language="") == "en"
+    stranger = make_player()
+    assert player_language_settle(user=stranger, cookie=None, accept_language="fr") == "zh-hans"
