@@ -9,14 +9,14 @@ shared row; the house balance, the club's total intake, is the sum of its deltas
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
-
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+
+from ddz_site.append_only import AppendOnlyError, AppendOnlyModel
 
 
 class User(AbstractUser):
@@ -38,22 +38,11 @@ class User(AbstractUser):
         ]
 
 
-class LedgerIsAppendOnly(Exception):
+class LedgerIsAppendOnly(AppendOnlyError):
     """Raised on any attempt to change or remove a ledger entry."""
 
 
-class BeanEntryQuerySet(models.QuerySet["BeanEntry"]):
-    def update(self, **kwargs: Any) -> NoReturn:
-        raise LedgerIsAppendOnly("bean entries cannot be updated")
-
-    def delete(self) -> NoReturn:
-        raise LedgerIsAppendOnly("bean entries cannot be deleted")
-
-    def bulk_update(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise LedgerIsAppendOnly("bean entries cannot be updated")
-
-
-class BeanEntry(models.Model):
+class BeanEntry(AppendOnlyModel):
     """One signed movement of beans. Append-only: the model, its queryset and a database
     trigger (migration 0002) all refuse UPDATE and DELETE."""
 
@@ -92,7 +81,7 @@ class BeanEntry(models.Model):
     relief_day = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
 
-    objects = BeanEntryQuerySet.as_manager()
+    append_only_error = LedgerIsAppendOnly
 
     class Meta:
         verbose_name = _("bean entry")
@@ -121,15 +110,6 @@ class BeanEntry(models.Model):
     def __str__(self) -> str:
         who = self.user.username if self.user_id else "house"  # type: ignore[union-attr]
         return f"{who} {self.delta:+d} ({self.reason})"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise LedgerIsAppendOnly("bean entries cannot be updated")
-        kwargs["force_insert"] = True
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise LedgerIsAppendOnly("bean entries cannot be deleted")
 
 
 class HandSettlement(models.Model):

@@ -6,8 +6,6 @@ Models stay thin; validation is in ``Room.clean`` (called by the admin and by
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
-
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -15,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from ddz_site.append_only import AppendOnlyError, AppendOnlyModel
 from games.engine.beans import RoomStakes
 from games.engine.errors import EngineError
 from games.engine.variants import VARIANTS, find_variant
@@ -370,22 +369,11 @@ class HandPlayer(models.Model):
         ]
 
 
-class HandActionIsAppendOnly(Exception):
+class HandActionIsAppendOnly(AppendOnlyError):
     """Raised on any attempt to change or remove a logged hand action."""
 
 
-class HandActionQuerySet(models.QuerySet["HandAction"]):
-    def update(self, **kwargs: Any) -> NoReturn:
-        raise HandActionIsAppendOnly("hand actions cannot be updated")
-
-    def delete(self) -> NoReturn:  # type: ignore[override]
-        raise HandActionIsAppendOnly("hand actions cannot be deleted")
-
-    def bulk_update(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise HandActionIsAppendOnly("hand actions cannot be updated")
-
-
-class HandAction(models.Model):
+class HandAction(AppendOnlyModel):
     """One applied action (RULES.md §8.4 JSON) of a hand. Append-only, like the ledger: the
     model, its queryset and database triggers (migration 0003) refuse UPDATE and DELETE."""
 
@@ -405,7 +393,7 @@ class HandAction(models.Model):
     source = models.CharField(_("source"), max_length=16, choices=Source.choices)
     created_at = models.DateTimeField(_("time"), default=timezone.now)
 
-    objects = HandActionQuerySet.as_manager()
+    append_only_error = HandActionIsAppendOnly
 
     class Meta:
         verbose_name = _("hand action")
@@ -417,12 +405,3 @@ class HandAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hand} #{self.seq} {self.payload}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise HandActionIsAppendOnly("hand actions cannot be updated")
-        kwargs["force_insert"] = True
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
-        raise HandActionIsAppendOnly("hand actions cannot be deleted")

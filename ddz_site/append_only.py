@@ -1,0 +1,49 @@
+"""Rows that may be added and never changed: the bean ledger and the hands' action logs.
+
+The model and its queryset refuse updates and deletes here; a database trigger on each table
+(see the apps' migrations) refuses them for raw SQL too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NoReturn
+
+from django.db import models
+
+
+class AppendOnlyError(Exception):
+    """Raised on any attempt to change or remove an append-only row."""
+
+
+def _refuse(model: type[models.Model], what: str) -> NoReturn:
+    error: type[AppendOnlyError] = getattr(model, "append_only_error", AppendOnlyError)
+    raise error(f"{model._meta.verbose_name_plural} cannot be {what}")
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs: Any) -> NoReturn:
+        _refuse(self.model, "updated")
+
+    def bulk_update(self, *args: Any, **kwargs: Any) -> NoReturn:
+        _refuse(self.model, "updated")
+
+    def delete(self) -> NoReturn:  # type: ignore[override]
+        _refuse(self.model, "deleted")
+
+
+class AppendOnlyModel(models.Model):
+    append_only_error: ClassVar[type[AppendOnlyError]] = AppendOnlyError
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            _refuse(type(self), "updated")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+        _refuse(type(self), "deleted")
