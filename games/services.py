@@ -284,20 +284,7 @@ def table_join(
 
             check_invite(table, user, invite_code)
         _check_balance(table.room, user, table)
-        if seat_index is not None:
-            try:
-                seat_index = int(seat_index)
-            except (TypeError, ValueError):
-                raise ActionRejected.of(ErrorCode.BAD_SEAT) from None
-            seat = next((s for s in seats if s.index == seat_index), None)
-            if seat is None:
-                raise ActionRejected.of(ErrorCode.BAD_SEAT)
-            if not seat.is_empty:
-                raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
-        else:
-            seat = next((s for s in seats if s.is_empty), None)
-            if seat is None:
-                raise ActionRejected.of(ErrorCode.TABLE_FULL)
+        seat = _free_seat(seats, seat_index)
         seat.user = user
         seat.is_bot = False
         seat.autoplay = False
@@ -400,16 +387,7 @@ def table_add_bot(
             raise ActionRejected.of(ErrorCode.BOTS_NOT_ALLOWED)
         if selectors.table_active_hand(table=table) is not None:
             raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
-        if seat_index is not None:
-            seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
-            if seat is None:
-                raise ActionRejected.of(ErrorCode.BAD_SEAT)
-            if not seat.is_empty:
-                raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
-        else:
-            seat = next((s for s in seats if s.is_empty), None)
-            if seat is None:
-                raise ActionRejected.of(ErrorCode.TABLE_FULL)
+        seat = _free_seat(seats, seat_index)
         seat.is_bot = True
         seat.user = None
         seat.autoplay = False
@@ -494,6 +472,21 @@ def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None
         _vacate(seat)
         _bump(table)
         _broadcast_on_commit(table.pk)
+
+
+def _free_seat(seats: list[Seat], seat_index: Any) -> Seat:
+    """The seat asked for, which must be empty, or else the first empty one."""
+    if seat_index is None:
+        seat = next((s for s in seats if s.is_empty), None)
+        if seat is None:
+            raise ActionRejected.of(ErrorCode.TABLE_FULL)
+        return seat
+    seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
+    if seat is None:
+        raise ActionRejected.of(ErrorCode.BAD_SEAT)
+    if not seat.is_empty:
+        raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
+    return seat
 
 
 def _int_or(value: Any, default: int) -> int:
