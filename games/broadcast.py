@@ -20,6 +20,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 from games import selectors
 from games.models import Hand, Seat, Table
@@ -48,12 +49,17 @@ def remember_server_loop(loop: asyncio.AbstractEventLoop) -> None:
         _server_loop = loop
 
 
-def render_for(*, table: Table, hand: Hand | None, seat_index: int | None, user: Any) -> str:
+def render_for(
+    *, table: Table, hand: Hand | None, seat_index: int | None, user: Any, language: str
+) -> str:
     """All screen regions of ``table`` for one audience (``seat_index`` None: spectators), in
-    the language its pushes use (``render_audiences``)."""
+    the language its pushes use: a seat its player's stored one, a spectator ``language``."""
     from games.rendering import render_audiences
 
-    return render_audiences(table=table, hand=hand, audiences=[(seat_index, user)])[0]
+    spoken = language if seat_index is None else None
+    return render_audiences(
+        table=table, hand=hand, audiences=[(seat_index, user)], languages=[spoken]
+    )[0]
 
 
 def render_error(*, message: str) -> str:
@@ -72,22 +78,27 @@ def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
     seated = [s for s in seats if s.user_id is not None]
     from games.rendering import render_audiences
 
+    # Spectators share one group whatever they read: the public frame carries one rendering
+    # per language the club ships, and each socket sends its reader's.
+    spoken = [code for code, _name in settings.LANGUAGES]
     htmls = render_audiences(
         table=table,
         hand=hand,
-        audiences=[(seat.index, seat.user) for seat in seated] + [(None, None)],
+        audiences=[(seat.index, seat.user) for seat in seated] + [(None, None)] * len(spoken),
         seats=seats,
+        languages=[None] * len(seated) + spoken,
     )
     frames: list[tuple[str, dict[str, Any]]] = []
     for seat, html in zip(seated, htmls, strict=False):
         frames.append((user_group(table.pk, seat.user_id), {"type": EVENT_TYPE, "html": html}))
-    public = htmls[-1]
-    frames.append(
-        (
-            public_group(table.pk),
-            {"type": EVENT_TYPE, "html": public, "skip_users": [s.user_id for s in seated]},
-        )
-    )
+    by_language = dict(zip(spoken, htmls[len(seated) :], strict=True))
+    public = {
+        "type": EVENT_TYPE,
+        "html": by_language.get(settings.LANGUAGE_CODE, htmls[-1]),
+        "html_by_language": by_language,
+        "skip_users": [s.user_id for s in seated],
+    }
+    frames.append((public_group(table.pk), public))
     return frames
 
 

@@ -37,14 +37,18 @@ CLOSE_NO_TABLE = 4404
 # once a second. A person clicks far less; htmx sends one frame per click.
 
 
-def _render_state(table_id: int, user: Any) -> str:
+def _render_state(table_id: int, user: Any, language: str) -> str:
     table = selectors.table_get(table_id=table_id)
     if table is None:
         raise ActionRejected.of(ErrorCode.TABLE_NOT_FOUND)
     seat = selectors.seat_of_user(table=table, user=user)
     hand = selectors.table_current_hand(table=table)
     return broadcast.render_for(
-        table=table, hand=hand, seat_index=seat.index if seat else None, user=user
+        table=table,
+        hand=hand,
+        seat_index=seat.index if seat else None,
+        user=user,
+        language=language,
     )
 
 
@@ -204,7 +208,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_error(_("Something went wrong; the table is unchanged."))
 
     async def send_state(self) -> None:
-        html = await database_sync_to_async(_render_state)(self.table_id, self.user)
+        html = await database_sync_to_async(_render_state)(self.table_id, self.user, self.language)
         await self.send(text_data=html)
 
     async def send_error(self, message: str) -> None:
@@ -214,7 +218,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         """A rendering for this socket's audience (the public one is skipped when seated)."""
         if self.user.pk in (event.get("skip_users") or ()):
             return
-        await self.send(text_data=event["html"])
+        html = (event.get("html_by_language") or {}).get(self.language, event["html"])
+        await self.send(text_data=html)
 
     async def table_close_watchers(self, event: dict[str, Any]) -> None:
         """A private table's host stopped spectators: every socket but the players' and the

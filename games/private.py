@@ -574,14 +574,19 @@ def with_club(
     tail = "".join(notices or ())
     out = []
     for group, event in frames:
-        html = event.get("html", "")
+        extra = tail
         if club:
             user = None
             if group != broadcast.public_group(table.pk):
                 uid = int(group.rsplit(".", 1)[-1])
                 user = users.get(uid)
-            html += render_club(table=table, user=user, hand_over=hand_over)
-        out.append((group, {**event, "html": html + tail}))
+            extra = render_club(table=table, user=user, hand_over=hand_over) + tail
+        extended = {**event, "html": event.get("html", "") + extra}
+        if "html_by_language" in event:
+            extended["html_by_language"] = {
+                language: html + extra for language, html in event["html_by_language"].items()
+            }
+        out.append((group, extended))
     return out
 
 

@@ -957,18 +957,27 @@ def render_audiences(
     hand: Any,
     audiences: Sequence[tuple[int | None, Any]],
     seats: Sequence[Any] | None = None,
+    languages: Sequence[str | None] | None = None,
 ) -> list[str]:
     """Every region for each (seat index or None, user) audience of one table state, from one
-    snapshot of the database (``seats``: the table's Seat rows with users, if already read)."""
+    snapshot of the database (``seats``: the table's Seat rows with users, if already read).
+
+    Each audience reads its ``languages`` entry; where that is None, a seat reads its
+    player's stored language and a spectator the club's default."""
     from club.selectors import languages_of
 
     snapshot = table_snapshot(table=table, hand=hand, seats=seats)
-    # Each seated player reads his own stored language; spectators the club's default.
-    players = [user.pk for seat, user in audiences if seat is not None and user is not None]
-    stored = languages_of(user_ids=players)
+    chosen = list(languages) if languages is not None else [None] * len(audiences)
+    players = [
+        user.pk
+        for (seat, user), language in zip(audiences, chosen, strict=True)
+        if language is None and seat is not None and user is not None
+    ]
+    stored = languages_of(user_ids=players) if players else {}
     by_language: dict[str, list[int]] = {}
-    for i, (seat, user) in enumerate(audiences):
-        language = stored.get(user.pk, "") if seat is not None and user is not None else ""
+    for i, ((seat, user), language) in enumerate(zip(audiences, chosen, strict=True)):
+        if language is None and seat is not None and user is not None:
+            language = stored.get(user.pk)
         by_language.setdefault(language or settings.LANGUAGE_CODE, []).append(i)
     out: list[str] = [""] * len(audiences)
     for language, indices in by_language.items():

@@ -43,3 +43,19 @@ def test_a_socket_language_is_the_stored_one_else_the_browsers_which_is_then_sto
     assert player_language_settle(user=player, cookie="zh-hant", accept_language="") == "en"
     stranger = make_player()
     assert player_language_settle(user=stranger, cookie=None, accept_language="fr") == "zh-hans"
+
+
+def test_spectators_get_the_public_frame_in_every_shipped_language():
+    room = make_room("qq5")
+    table = seated_table(room, [make_player() for _ in range(5)])
+    services.hand_start(table_id=table.pk)
+    public = next(
+        event
+        for group, event in broadcast.audience_frames(table.pk)
+        if group == broadcast.public_group(table.pk)
+    )
+    by_language = public["html_by_language"]
+    assert set(by_language) == {"zh-hans", "zh-hant", "en"}
+    assert "倍数" in by_language["zh-hans"]
+    assert "倍數" in by_language["zh-hant"]
+    assert "Multiplier" in by_language["en"]

@@ -266,3 +266,23 @@ class TestAutoplay:
         hand = await db(active_hand)(table_id)
         assert not (await db(hand_state)(hand)).autoplay[nxt]
         await _close([*sockets.values(), *watchers])
+
+
+class TestLanguages:
+    async def test_a_spectator_reads_pushes_in_his_browsers_language(self):
+        table_id, users, watcher = await db(_setup)("classic3", 3)
+        sockets = {i: await Socket(u, table_id, f"seat{i}").open() for i, u in enumerate(users)}
+        english = Socket(watcher, table_id, "watcher")
+        english.comm.scope["headers"] = [
+            *english.comm.scope["headers"],
+            (b"accept-language", b"en"),
+        ]
+        await english.open()
+        await drain([*sockets.values(), english])
+        mark = len(english.frames)
+        await db(services.hand_start)(table_id=table_id)
+        await drain([*sockets.values(), english])
+        pushed = english.frames[mark:]
+        assert pushed and all("倍数" not in frame for frame in pushed)
+        assert any("Multiplier" in frame for frame in pushed)
+        await _close([*sockets.values(), english])
