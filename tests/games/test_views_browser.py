@@ -45,7 +45,7 @@ from games.services import room_create
 for variant in ("qq5", "new5", "classic3", "fenzhou5"):
     room_create(name="room-" + variant, variant=variant, coefficient=1)
 User = get_user_model()
-for name in ("ann", "ben", "cat", "dan"):
+for name in ("ann", "ben", "cat", "dan", "eve", "fay"):
     user = User.objects.create_user(username=name, password={PASSWORD!r})
     beans_grant(user=user, amount=100000)
 """
@@ -232,6 +232,18 @@ class TableBrowserTests:
             "#table-result .result-head.won, #table-result .result-head.lost"
         ).count()
         assert page.locator("#table-result a[href$='/verify/']").count()
+        page.context.close()
+
+    @pytest.mark.parametrize(("variant", "player"), [("fenzhou5", "eve"), ("classic3", "fay")])
+    def test_a_hand_against_bots_to_the_settlement(self, browser, server, variant, player) -> None:
+        page = _page(browser, server, lang="en")
+        _login(page, server, player)
+        _join(page, server, f"room-{variant}")
+        _fill_and_deal(page)
+        _play_to_the_end([page])
+        _shot(page, f"{variant}-desktop-settlement")
+        seats = 3 if variant == "classic3" else 5
+        assert page.locator("#table-result .result-table tbody tr").count() == seats
         page.context.close()
 
     def test_new5_on_a_phone(self, browser, server) -> None:
