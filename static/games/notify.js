@@ -29,9 +29,11 @@
     var box = document.getElementById("table-notices");
     if (!root || !controls || !box) return;
     var mine = controls.dataset.myTurn === "1";
-    if (mine && wasMine === false) {
-      // one "your turn" notice at a time, short-lived: a hand has many turns
+    if (mine !== wasMine) {
+      // one "your turn" notice at a time, and none once the turn has passed (or the hand ended)
       box.querySelectorAll(".notice-toast.turn").forEach(function (old) { old.remove(); });
+    }
+    if (mine && wasMine === false) {
       var p = document.createElement("p");
       p.className = "notice-toast turn";
       p.setAttribute("role", "status");
