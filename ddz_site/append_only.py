@@ -6,9 +6,23 @@ The model and its queryset refuse updates and deletes here; a database trigger o
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
 from typing import Any, ClassVar, NoReturn
 
 from django.db import models
+
+# Each append-only table with the migration whose SQLITE_CREATE / SQLITE_DROP statements hold
+# its triggers. The migrations keep their SQL inline so their meaning never changes.
+TRIGGER_MIGRATIONS: tuple[tuple[str, str], ...] = (
+    ("accounts_beanentry", "accounts.migrations.0002_ledger_append_only_triggers"),
+    ("games_handaction", "games.migrations.0003_handaction_append_only_triggers"),
+)
+
+
+def trigger_sql() -> list[tuple[str, ModuleType]]:
+    """(table, migration module) of every append-only table, for SQLite's trigger statements."""
+    return [(table, importlib.import_module(name)) for table, name in TRIGGER_MIGRATIONS]
 
 
 class AppendOnlyError(Exception):

@@ -17,9 +17,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from accounts.audit import audit_beans
-from accounts.ledger_sql import SQLITE_CREATE, SQLITE_DROP, TABLE
 from accounts.models import BeanEntry, HandSettlement, User
 from accounts.services import beans_settle_hand
+from ddz_site.append_only import trigger_sql
 from games.engine.beans import RoomStakes
 from games.models import Hand
 from tests.games.table_helpers import (
@@ -29,6 +29,10 @@ from tests.games.table_helpers import (
     play_to_end,
     seated_table,
 )
+
+# the ledger's table and its SQLite trigger statements
+TABLE, LEDGER_SQL = trigger_sql()[0]
+SQLITE_CREATE, SQLITE_DROP = LEDGER_SQL.SQLITE_CREATE, LEDGER_SQL.SQLITE_DROP
 
 pytestmark = pytest.mark.usefixtures("append_only_triggers")
 

@@ -10,7 +10,6 @@ them just before pytest-django's flush and every database test that needs them (
 from __future__ import annotations
 
 import copy
-import importlib
 import itertools
 import json
 import re
@@ -20,23 +19,13 @@ import pytest
 from django.db import connection
 
 from accounts.models import User
+from ddz_site.append_only import trigger_sql
 from games import services
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.models import Hand, Room, Seat, Table
 from games.selectors import hand_state
 
 _room_names = itertools.count(1)
-
-_TRIGGER_MIGRATIONS = (
-    "accounts.migrations.0002_ledger_append_only_triggers",
-    "games.migrations.0003_handaction_append_only_triggers",
-)
-_SQLITE_TRIGGERS = (
-    "beanentry_no_update",
-    "beanentry_no_delete",
-    "handaction_no_update",
-    "handaction_no_delete",
-)
 
 BEANS = 1_000_000
 
@@ -45,17 +34,9 @@ def ensure_triggers() -> None:
     if connection.vendor != "sqlite":
         return
     with connection.cursor() as cursor:
-        for name in _TRIGGER_MIGRATIONS:
-            for statement in importlib.import_module(name).SQLITE_CREATE:
+        for _table, sql in trigger_sql():
+            for statement in sql.SQLITE_CREATE:
                 cursor.execute(statement)
-
-
-def drop_triggers() -> None:
-    if connection.vendor != "sqlite":
-        return
-    with connection.cursor() as cursor:
-        for name in _SQLITE_TRIGGERS:
-            cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
 
 
 @pytest.fixture
@@ -67,8 +48,6 @@ def append_only_triggers(db):
 def live_db(transactional_db):
     """A transactional database (data committed, visible to other threads)."""
     ensure_triggers()
-    yield
-    drop_triggers()  # runs before pytest-django's flush (this fixture depends on it)
 
 
 def make_room(variant: str = "classic3", **fields: Any) -> Room:
