@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 SETTINGS = "tests.reliability.live_settings"
 ORIGIN = "http://localhost"
 HUMAN_GAP = 2.0
-_VERSION = re.compile(rb'name="version" value="(\d+)"')
+_VERSION = re.compile(rb'id="table-status"[^>]*data-version="(\d+)"')
 _CONTROLS = b'<div id="table-controls"'
 _TABLE_VERSION = re.compile(rb'id="table-status"[^>]*data-table-version="(\d+)"')
 
@@ -179,7 +179,7 @@ class Tab:
                         self.dropped += 1
                         continue
                     self.shown = int(shown.group(1))
-                found = _VERSION.search(data[data.index(_CONTROLS) :])
+                found = _VERSION.search(data)
                 self.version = int(found.group(1)) if found else None
                 self.last = data
                 self.arrivals.append((at, self.version))

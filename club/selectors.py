@@ -42,6 +42,20 @@ def spectator_count(*, table_id: int) -> int:
     )
 
 
+def spectator_languages(*, table_id: int, seated_user_ids: Iterable[int]) -> set[str]:
+    """The languages the table's spectators read (each one's stored language, else the club's
+    default): a push renders the public view in these only, and not at all when nobody
+    watches. One query."""
+    shipped = dict(settings.LANGUAGES)
+    stored = (
+        SpectatorPresence.objects.filter(table_id=table_id)
+        .exclude(user_id__in=list(seated_user_ids))
+        .values_list("user__club_settings__language", flat=True)
+        .distinct()
+    )
+    return {language if language in shipped else settings.LANGUAGE_CODE for language in stored}
+
+
 def tables_to_watch(*, limit: int = 30) -> list[Any]:
     """Tables with a hand in play, busiest rooms first, for the lobby's Watch list."""
     from games.models import Table

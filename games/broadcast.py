@@ -76,11 +76,15 @@ def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
     hand = selectors.table_current_hand(table=table)
     seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
     seated = [s for s in seats if s.user_id is not None]
+    from club.selectors import spectator_languages
     from games.rendering import render_audiences
 
     # Spectators share one group whatever they read: the public frame carries one rendering
-    # per language the club ships, and each socket sends its reader's.
-    spoken = [code for code, _name in settings.LANGUAGES]
+    # per language its spectators read, and each socket sends its reader's. Read after the
+    # table: a spectator who arrives later reads a state at least as new on connecting.
+    spoken = sorted(
+        spectator_languages(table_id=table.pk, seated_user_ids=[s.user_id for s in seated])
+    )
     htmls = render_audiences(
         table=table,
         hand=hand,
@@ -91,6 +95,8 @@ def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
     frames: list[tuple[str, dict[str, Any]]] = []
     for seat, html in zip(seated, htmls, strict=False):
         frames.append((user_group(table.pk, seat.user_id), {"type": EVENT_TYPE, "html": html}))
+    if not spoken:
+        return frames
     by_language = dict(zip(spoken, htmls[len(seated) :], strict=True))
     public = {
         "type": EVENT_TYPE,

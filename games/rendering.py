@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import threading
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Model
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_lazy, ngettext
@@ -179,7 +176,6 @@ class SeatInfo:
     name: str | None = None  # None for an empty seat
     title: str = ""
     is_bot: bool = False
-    is_you: bool = False
     connected: bool = True
     leaving: bool = False
 
@@ -370,6 +366,7 @@ def screen_context(
     for entry in view.get("trick") or []:
         trick_by_seat[entry["seat"]] = entry
     top = view.get("top")
+    deadline = _deadline_iso(deadline_at) if not view.get("finished") else ""
     seat_rows = []
     infos = {s.index: s for s in seats}
     for seat in range(n):
@@ -380,7 +377,6 @@ def screen_context(
             {
                 "index": seat,
                 "number": seat + 1,
-                "pos": positions[seat],
                 "info": info,
                 "empty": info.name is None,
                 "is_you": seat == me,
@@ -391,6 +387,8 @@ def screen_context(
                 "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
                 "report": reports.get(str(seat)),
                 "waiting": seat in waiting and not view.get("finished"),
+                # the clock shows on the seats to act only; the others' panels stay the same
+                "deadline": deadline if seat in waiting else "",
                 "decisions": _seat_decisions(view, seat),
                 "face_up_holder": face_up is not None and face_up.get("seat") == seat,
                 "last": None
@@ -399,9 +397,8 @@ def screen_context(
                 "is_top": top is not None and top["seat"] == seat,
             }
         )
-    seat_rows.sort(key=lambda row: row["pos"])
-    others = [row for row in seat_rows if row["pos"] != 0]
-    bottom_row = seat_rows[0] if seat_rows else None
+    # screen order (yours first, then in turn order): the panels' place on the felt
+    seat_rows.sort(key=lambda row: positions[row["index"]])
 
     names = {
         row["index"]: (row["info"].name or _("Seat %(n)s") % {"n": row["number"]})
@@ -508,7 +505,7 @@ def screen_context(
         "partner_mode": partner_mode,
         "partner_mode_label": str(PARTNER_LABELS.get(partner_mode, "")) if partner_mode else "",
         "bottom": card_faces(view.get("bottom")),
-        "deadline": _deadline_iso(deadline_at) if not view.get("finished") else "",
+        "deadline": deadline,
         "now": _deadline_iso(now or timezone.now()),
         "seconds": seconds,
         "bombs": len(bombs),
@@ -527,8 +524,6 @@ def screen_context(
         "me": me,
         "spectator": me is None,
         "seats": seat_rows,
-        "others": others,
-        "bottom_seat": bottom_row,
         "trick": trick,
         "top": top_ctx,
         "leading": my_turn and phase == "play" and top is None,
@@ -575,7 +570,6 @@ def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None)
             {
                 "index": seat,
                 "number": seat + 1,
-                "pos": positions[seat],
                 "info": info,
                 "empty": info.name is None,
                 "is_you": seat == me,
@@ -585,20 +579,19 @@ def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None)
                 "autoplay": False,
                 "report": None,
                 "waiting": False,
+                "deadline": "",
                 "decisions": [],
                 "last": None,
                 "is_top": False,
             }
         )
-    rows.sort(key=lambda row: row["pos"])
+    rows.sort(key=lambda row: positions[row["index"]])
     return {
         "view": None,
         "me": me,
         "spectator": me is None,
         "seat_count": seat_count,
         "seats": rows,
-        "others": [row for row in rows if row["pos"] != 0],
-        "bottom_seat": rows[0] if rows else None,
         "trick": [],
         "top": None,
         "hand_cards": [],
@@ -685,7 +678,6 @@ def _seat_infos(
                 name=name,
                 title=title,
                 is_bot=bot,
-                is_you=u is not None and user is not None and u.pk == getattr(user, "pk", None),
                 connected=row.disconnected_at is None or bot
                 if hasattr(row, "disconnected_at")
                 else True,
@@ -824,130 +816,19 @@ def render_table_regions(*, table: Any, hand: Any, seat_index: int | None, user:
 
 
 # --------------------------------------------------------------------------- one push
-# A push renders the same state for up to six audiences, and most regions come out the same
-# for most of them (the status, the trick, the result, the controls of the seats not to act).
-# Each region is rendered once per distinct value of the context names its template (and the
-# templates it includes) can read; those names are read from the compiled template, so a
-# template edit that reads another name is keyed by it too. A template that could read the
-# whole context (a tag with takes_context, a computed include) is rendered for every audience.
-
-_ALWAYS_KEYED = ("csrf_token", "request", "oob")
-_names_cache: weakref.WeakKeyDictionary[Any, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
-_names_lock = threading.Lock()
-
-
-class _Unkeyable(Exception):
-    pass
-
-
-def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
-    from django.template import base as tbase
-    from django.template.loader_tags import IncludeNode
-
-    if id(obj) in seen or obj is None or isinstance(obj, str | int | float | bool | bytes):
-        return
-    seen.add(id(obj))
-    if isinstance(obj, list | tuple | set | frozenset):
-        for item in obj:
-            _collect_names(item, names, seen)
-        return
-    if isinstance(obj, dict):
-        for item in obj.values():
-            _collect_names(item, names, seen)
-        return
-    if isinstance(obj, tbase.Variable):
-        if obj.lookups:
-            names.add(obj.lookups[0])
-        return
-    if isinstance(obj, tbase.Token):
-        if obj.token_type == tbase.TokenType.VAR:
-            names.add(obj.contents.split("|")[0].split(".")[0].strip())
-        return
-    if isinstance(obj, tbase.Template):
-        _collect_names(obj.nodelist, names, seen)
-        return
-    module = type(obj).__module__ or ""
-    if not module.startswith(("django.template", "django.templatetags", "django.contrib")):
-        if callable(obj) or module in ("builtins", "re", "enum"):  # filters, patterns, flags
-            return
-        raise _Unkeyable(f"{module}.{type(obj).__name__}")
-    if getattr(obj, "takes_context", False):
-        raise _Unkeyable(type(obj).__name__)
-    if isinstance(obj, IncludeNode):
-        target = obj.template
-        literal = getattr(getattr(target, "var", None), "literal", None)
-        if not isinstance(literal, str):
-            literal = target.var if isinstance(getattr(target, "var", None), str) else None
-        if not isinstance(literal, str):
-            raise _Unkeyable("include of a computed name")
-        from django.template.loader import get_template
-
-        _collect_names(get_template(literal).template, names, seen)
-    fields = dict(getattr(obj, "__dict__", {}))
-    for cls in type(obj).__mro__:
-        for slot in getattr(cls, "__slots__", ()):
-            if hasattr(obj, slot):
-                fields[slot] = getattr(obj, slot)
-    for key, value in fields.items():
-        if key in ("origin", "source", "engine"):
-            continue
-        _collect_names(value, names, seen)
-
-
-def template_names(inner: Any) -> tuple[str, ...] | None:
-    """The context names a compiled template (``django.template.base.Template``) can read, or
-    None when that is not knowable."""
-    with _names_lock:
-        if inner in _names_cache:
-            return _names_cache[inner]
-    names: set[str] = set(_ALWAYS_KEYED)
-    try:
-        _collect_names(inner.nodelist, names, set())
-        found: tuple[str, ...] | None = tuple(sorted(names))
-    except _Unkeyable:
-        found = None
-    with _names_lock:
-        _names_cache[inner] = found
-    return found
-
-
-def memo_key(get: Any, names: Sequence[str], language: str | None = None) -> str:
-    """The memo key of a rendering: the values of every name its template can read."""
-    if language is None:
-        language = get_language()
-    return repr((language, [(k, _keyed(get(k))) for k in names]))
-
-
-def _keyed(value: Any) -> Any:
-    """A context value as a memo key part (its ``repr``). The model instances of a context
-    (table, room, hand, user) are the push's own shared objects: named by identity, never by
-    ``str`` (which may query)."""
-    if isinstance(value, Model):
-        return ("model", type(value).__name__, id(value))
-    return value
-
-
 def render_regions_shared(contexts: Sequence[dict[str, Any]], *, oob: bool = True) -> list[str]:
-    """``render_regions`` of each context, each distinct region rendering done once."""
+    """``render_regions`` of each context; a region whose inputs are those of a rendering
+    already made (for another audience, or in an earlier push) is not rendered again."""
     from django.template.loader import get_template
-    from django.utils.translation import get_language
 
-    language = get_language()
+    from games import render_cache
+
     out: list[list[str]] = [[] for _ in contexts]
     for name in REGIONS:
-        template = get_template(f"games/table/{name}.html")
-        keys = template_names(template.template)
-        done: dict[str, str] = {}
+        path = f"games/table/{name}.html"
+        template = get_template(path)
         for i, ctx in enumerate(contexts):
-            ctx = {**ctx, "oob": oob}
-            if keys is None:
-                out[i].append(template.render(ctx))
-                continue
-            key = memo_key(ctx.get, keys, language)
-            html = done.get(key)
-            if html is None:
-                html = done[key] = template.render(ctx)
-            out[i].append(html)
+            out[i].append(render_cache.render_template(template, {**ctx, "oob": oob}, name=path))
     return ["".join(parts) for parts in out]
 
 

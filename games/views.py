@@ -258,7 +258,7 @@ def _names(hand: Hand) -> dict[int, str]:
     return out
 
 
-def _infos(hand: Hand, user: Any) -> list[rendering.SeatInfo]:
+def _infos(hand: Hand) -> list[rendering.SeatInfo]:
     infos = []
     for row in HandPlayer.objects.filter(hand=hand).select_related("user").order_by("seat"):
         name = row.user.username if row.user is not None else _("Bot %(n)s") % {"n": row.seat + 1}
@@ -267,7 +267,6 @@ def _infos(hand: Hand, user: Any) -> list[rendering.SeatInfo]:
                 index=row.seat,
                 name=name,
                 is_bot=row.is_bot or row.user is None,
-                is_you=row.user is not None and row.user_id == getattr(user, "pk", None),
             )
         )
     return infos
@@ -320,7 +319,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     step = max(0, min(total, step))
     state = replay({**record, "actions": actions[:step]})
     names = _names(hand)
-    infos = _infos(hand, request.user)
+    infos = _infos(hand)
     if audience == "all":
         view = public_view(state)
         hands = [

@@ -121,7 +121,7 @@ def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
 # --------------------------------------------------------------------------- websockets
 
 ORIGIN = [(b"origin", b"http://localhost")]
-VERSION_RE = re.compile(r'name="version" value="(\d+)"')
+VERSION_RE = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from club.models import PlayerSettings
+from club.models import PlayerSettings, SpectatorPresence
 from club.services import player_language_settle
 from games import broadcast, services
 from tests.games.table_helpers import make_player, make_room, seated_table
@@ -27,6 +27,7 @@ def test_each_seat_is_pushed_in_its_players_language():
     PlayerSettings.objects.create(user=english, language="en")
     PlayerSettings.objects.create(user=chinese, language="zh-hant")
     table = seated_table(room, [english, chinese, *others])
+    SpectatorPresence.objects.create(table=table, user=make_player(), channel_name="watcher")
     services.hand_start(table_id=table.pk)
     with translation.override("zh-hans"):  # the language of whoever triggered the push
         frames = _frames_by_user(table.pk)
@@ -45,17 +46,19 @@ def test_a_socket_language_is_the_stored_one_else_the_browsers_which_is_then_sto
     assert player_language_settle(user=stranger, cookie=None, accept_language="fr") == "zh-hans"
 
 
-def test_spectators_get_the_public_frame_in_every_shipped_language():
+def test_spectators_get_the_public_frame_in_the_languages_they_read():
     room = make_room("qq5")
     table = seated_table(room, [make_player() for _ in range(5)])
     services.hand_start(table_id=table.pk)
-    public = next(
-        event
-        for group, event in broadcast.audience_frames(table.pk)
-        if group == broadcast.public_group(table.pk)
-    )
+    groups = dict(broadcast.audience_frames(table.pk))
+    assert broadcast.public_group(table.pk) not in groups  # nobody watches: no public frame
+    for number, language in enumerate(["en", "zh-hant", "", "en"]):
+        watcher = make_player()
+        PlayerSettings.objects.create(user=watcher, language=language)
+        SpectatorPresence.objects.create(table=table, user=watcher, channel_name=f"w{number}")
+    public = dict(broadcast.audience_frames(table.pk))[broadcast.public_group(table.pk)]
     by_language = public["html_by_language"]
-    assert set(by_language) == {"zh-hans", "zh-hant", "en"}
+    assert set(by_language) == {"zh-hans", "zh-hant", "en"}  # "": the club's default
     assert "倍数" in by_language["zh-hans"]
     assert "倍數" in by_language["zh-hant"]
     assert "Multiplier" in by_language["en"]

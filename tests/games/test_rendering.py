@@ -68,7 +68,7 @@ def render(state: HandState, seat: int | None) -> tuple[dict[str, Any], str]:
     view = view_for(state, seat) if seat is not None else public_view(state)
     ctx = rendering.screen_context(
         view=view,
-        seats=seat_infos(state.seats, seat),
+        seats=seat_infos(state.seats),
         state=state,
         table_id=1,
         hand_id=1,
@@ -167,7 +167,12 @@ class ControlsTests:
         controls = self._controls(state, waiting_seats(state)[0])
         assert "No bid" in controls and "3 points" in controls and "1 point<" in controls
         assert controls.count("ws-send") == 4 + 1  # four bids and the 托管 toggle
-        assert 'name="version" value="0"' in controls
+        # the page sends the status region's version with each move; the forms stay the same
+        # from one version to the next
+        assert 'name="version"' not in controls
+        with translation.override("en"):
+            _v, page = render(state, waiting_seats(state)[0])
+        assert re.search(r'id="table-status"[^>]*data-version="0"', page)
 
     def test_qq5_reveal_and_double(self) -> None:
         state = SCENARIOS["qq5-reveal"]

@@ -15,7 +15,7 @@ from games.rendering import SeatInfo
 NAMES = ["小明", "阿华", "Lily", "老王", "Bot"]
 
 
-def seat_infos(n: int, me: int | None = 0) -> list[SeatInfo]:
+def seat_infos(n: int) -> list[SeatInfo]:
     out = []
     for i in range(n):
         bot = i == n - 1
@@ -25,7 +25,6 @@ def seat_infos(n: int, me: int | None = 0) -> list[SeatInfo]:
                 name=f"bot-{i + 1}" if bot else NAMES[i],
                 title="" if bot else ["包身工", "短工", "长工", "佃户"][i % 4],
                 is_bot=bot,
-                is_you=i == me,
             )
         )
     return out

@@ -154,7 +154,7 @@ def session_cookie(user: Any) -> str:
 
 _REGION = re.compile(r'(?=<div id="table-[a-z]+")')
 _REGION_ID = re.compile(r'^<div id="(table-[a-z]+)"')
-_VERSION = re.compile(r'name="version" value="(\d+)"')
+_VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
 _TABLE_VERSION = re.compile(r'id="table-status"[^>]*data-table-version="(\d+)"')
 _HINTS = re.compile(r'data-hints="([^"]*)"')
 _FORM = re.compile(r"<form ws-send[^>]*>(.*?)</form>", re.S)
@@ -192,8 +192,9 @@ class Frame:
 
     @property
     def version(self) -> int | None:
-        found = _VERSION.findall(self.controls)
-        return int(found[0]) if found else None
+        """The hand version the state was rendered at (the page sends it with each move)."""
+        found = _VERSION.search(self.regions.get("table-status", ""))
+        return int(found.group(1)) if found else None
 
     @property
     def table_version(self) -> int | None:
@@ -233,7 +234,7 @@ class Frame:
         if not choices:
             return None
         choice = choices[-1]  # the strongest bid / the last offered choice: hands get played
-        frame = {"intent": "act", "version": choice["version"], "act": choice["act"]}
+        frame = {"intent": "act", "version": str(version), "act": choice["act"]}
         if "value" in choice:
             frame["value"] = choice["value"]
         return frame

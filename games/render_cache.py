@@ -1,0 +1,224 @@
+"""Renderings of the table's partials, kept and reused while their inputs stay the same.
+
+A push renders one table state for up to six audiences, and from one push to the next most of
+what it renders is unchanged: the hands of the seats that did not act, the controls of the seats
+still waiting, the seat panels nobody touched, every card face. A partial's output depends only
+on the context values its template can read, so each rendering is keyed by those values (and
+the language) and kept in a bounded, process-wide LRU. The names are read from the compiled
+template, includes followed, with their whole lookup path (``status.deadline``, not all of
+``status``), so a template edit that reads something else is keyed by it too. A template that
+could read the whole context (a ``takes_context`` tag, an include of a computed name) is never
+cached.
+
+The cache holds renderings only; the state is always read from the database, and a process
+that starts cold renders everything once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db.models import Model
+from django.utils.translation import get_language
+
+ALWAYS_KEYED = ("csrf_token", "request", "oob")
+# Entries, each one partial's HTML (about 0.2–12 KB): a few seconds of pushes of 200 tables
+CACHE_SIZE = 20_000
+
+_names_cache: weakref.WeakKeyDictionary[Any, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
+_names_lock = threading.Lock()
+_renderings: OrderedDict[bytes, str] = OrderedDict()
+_renderings_lock = threading.Lock()
+
+
+class _Unkeyable(Exception):
+    pass
+
+
+class _PushLocal(Exception):
+    """A key that names a model instance by identity: valid within one push only."""
+
+
+def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
+    from django.template import base as tbase
+    from django.template.loader_tags import IncludeNode
+
+    if id(obj) in seen or obj is None or isinstance(obj, str | int | float | bool | bytes):
+        return
+    seen.add(id(obj))
+    if isinstance(obj, list | tuple | set | frozenset):
+        for item in obj:
+            _collect_names(item, names, seen)
+        return
+    if isinstance(obj, dict):
+        for item in obj.values():
+            _collect_names(item, names, seen)
+        return
+    if isinstance(obj, tbase.Variable):
+        if obj.lookups:
+            names.add(".".join(obj.lookups))
+        return
+    if isinstance(obj, tbase.Token):
+        if obj.token_type == tbase.TokenType.VAR:
+            names.add(obj.contents.split("|")[0].strip())
+        return
+    if isinstance(obj, tbase.Template):
+        _collect_names(obj.nodelist, names, seen)
+        return
+    if isinstance(obj, IncludeNode):  # ours (include_cached) too
+        target = obj.template
+        literal = getattr(getattr(target, "var", None), "literal", None)
+        if not isinstance(literal, str):
+            literal = target.var if isinstance(getattr(target, "var", None), str) else None
+        if not isinstance(literal, str):
+            raise _Unkeyable("include of a computed name")
+        from django.template.loader import get_template
+
+        _collect_names(get_template(literal).template, names, seen)
+    else:
+        module = type(obj).__module__ or ""
+        if not module.startswith(("django.template", "django.templatetags", "django.contrib")):
+            if callable(obj) or module in ("builtins", "re", "enum"):  # filters, patterns, flags
+                return
+            raise _Unkeyable(f"{module}.{type(obj).__name__}")
+        if getattr(obj, "takes_context", False):
+            raise _Unkeyable(type(obj).__name__)
+    fields = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        for slot in getattr(cls, "__slots__", ()):
+            if hasattr(obj, slot):
+                fields[slot] = getattr(obj, slot)
+    for key, value in fields.items():
+        if key in ("origin", "source", "engine"):
+            continue
+        _collect_names(value, names, seen)
+
+
+def template_names(inner: Any) -> tuple[str, ...] | None:
+    """The context lookups (dotted paths) a compiled template (``django.template.base.Template``)
+    can make, or None when that is not knowable."""
+    with _names_lock:
+        if inner in _names_cache:
+            return _names_cache[inner]
+    names: set[str] = set(ALWAYS_KEYED)
+    try:
+        _collect_names(inner.nodelist, names, set())
+        # a path under one that is keyed whole adds nothing to the key
+        found: tuple[str, ...] | None = tuple(
+            sorted(path for path in names if not _under_any(path, names))
+        )
+    except _Unkeyable:
+        found = None
+    with _names_lock:
+        _names_cache[inner] = found
+    return found
+
+
+def _under_any(path: str, names: set[str]) -> bool:
+    parts = path.split(".")
+    return any(".".join(parts[:i]) in names for i in range(1, len(parts)))
+
+
+_MISSING = object()
+
+
+def _step(value: Any, part: str) -> Any:
+    """One step of a template lookup, in Django's order: key, attribute, list index."""
+    try:
+        return value[part]
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError):
+        pass
+    try:
+        return getattr(value, part)
+    except (TypeError, AttributeError):
+        pass
+    try:
+        return value[int(part)]
+    except (IndexError, ValueError, KeyError, TypeError, AttributeError):
+        return _MISSING
+
+
+def _path_value(get: Callable[[str], Any], path: str) -> Any:
+    """What ``path`` reads, as a key part. A lookup that finds nothing renders the same
+    whatever the object (Django's invalid value); one that finds a callable (which Django
+    would call) keys by the whole top-level value instead."""
+    first, *rest = path.split(".")
+    value = get(first)
+    for part in rest:
+        if value is None:
+            break
+        step = _step(value, part)
+        if step is _MISSING:
+            return ("missing",)
+        if callable(step) and not isinstance(step, type):
+            return ("whole", _keyed(get(first)))
+        value = step
+    return _keyed(value)
+
+
+def _keyed(value: Any) -> Any:
+    if isinstance(value, Model):
+        raise _PushLocal
+    return value
+
+
+def memo_key(
+    get: Callable[[str], Any], names: Sequence[str], *, scope: str, language: str | None = None
+) -> bytes | None:
+    """The key of a rendering of ``scope`` (a template name): the language and the value of
+    every lookup its template can make. None when a value is known by identity only: a model
+    instance itself (not only its fields) or anything whose ``repr`` is its address, which
+    a later object may reuse (model instances are only ever top-level context values)."""
+    if language is None:
+        language = get_language()
+    tops: dict[str, Any] = {}
+
+    def get_once(name: str) -> Any:
+        if name not in tops:
+            tops[name] = get(name)
+        return tops[name]
+
+    try:
+        parts = [(path, _path_value(get_once, path)) for path in names]
+    except _PushLocal:
+        return None
+    text = repr((scope, language, parts))
+    if " at 0x" in text:
+        return None
+    return hashlib.blake2b(text.encode(), digest_size=20).digest()
+
+
+def cached(key: bytes | None, render: Callable[[], str]) -> str:
+    """``render()``, or the rendering kept under ``key``."""
+    if key is None:
+        return render()
+    with _renderings_lock:
+        html = _renderings.get(key)
+        if html is not None:
+            _renderings.move_to_end(key)
+            return html
+    html = render()
+    with _renderings_lock:
+        _renderings[key] = html
+        if len(_renderings) > CACHE_SIZE:
+            _renderings.popitem(last=False)
+    return html
+
+
+def render_template(template: Any, context: dict[str, Any], *, name: str) -> str:
+    """``template.render(context)`` (a backend template), reusing an identical rendering."""
+    names = template_names(template.template)
+    if names is None:
+        return template.render(context)
+    key = memo_key(context.get, names, scope=name)
+    return cached(key, lambda: template.render(context))
+
+
+def clear() -> None:
+    with _renderings_lock:
+        _renderings.clear()

@@ -1,0 +1,45 @@
+"""``{% include_cached "name" with a=b %}``: an include whose rendering is kept and reused while
+everything the included template can read stays the same (games/render_cache.py). For the
+partials repeated in every push: card faces, seat panels. The values given with ``with`` are
+keyed whole, so give the partial only what it shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.template.loader_tags import IncludeNode, do_include
+
+from games import render_cache
+
+register = template.Library()
+
+
+class CachedIncludeNode(IncludeNode):
+    def render(self, context: Any) -> str:
+        name = self.template.resolve(context)
+        if not isinstance(name, str):
+            return super().render(context)
+        names = render_cache.template_names(context.template.engine.get_template(name))
+        if names is None:
+            return super().render(context)
+        values = {key: var.resolve(context) for key, var in self.extra_context.items()}
+        # what the include is given (``with card=c``) is keyed whole: one repr, not a lookup
+        # per field; pass it only what the partial shows
+        names = (*values, *(path for path in names if path.split(".", 1)[0] not in values))
+
+        def get(key: str) -> Any:
+            if key in values or self.isolated_context:
+                return values.get(key)
+            return context.get(key)
+
+        key = render_cache.memo_key(get, names, scope=name)
+        return render_cache.cached(key, lambda: super(CachedIncludeNode, self).render(context))
+
+
+@register.tag("include_cached")
+def do_include_cached(parser: Any, token: Any) -> CachedIncludeNode:
+    node = do_include(parser, token)
+    return CachedIncludeNode(
+        node.template, extra_context=node.extra_context, isolated_context=node.isolated_context
+    )

@@ -1,0 +1,56 @@
+"""The rendering memo (games/render_cache.py): keyed by exactly what a template can read."""
+
+from __future__ import annotations
+
+from django.template import engines
+
+from games import render_cache
+from games.models import Room
+
+
+def _names(source: str) -> tuple[str, ...] | None:
+    return render_cache.template_names(engines["django"].from_string(source).template)
+
+
+def _key(source: str, context: dict) -> bytes | None:
+    names = _names(source)
+    assert names is not None
+    return render_cache.memo_key(context.get, names, scope="t", language="en")
+
+
+def test_names_are_lookup_paths_and_a_whole_value_covers_its_fields():
+    names = _names("{{ a.b }}{% if c %}{{ c.d }}{% endif %}{% for x in e %}{{ x.y }}{% endfor %}")
+    assert {"a.b", "c", "e"} <= set(names)
+    assert "c.d" not in names
+
+
+def test_the_key_follows_only_what_is_read():
+    source = "{{ status.deadline }}"
+    one = _key(source, {"status": {"deadline": "t1", "now": "a"}})
+    assert one == _key(source, {"status": {"deadline": "t1", "now": "b"}})
+    assert one != _key(source, {"status": {"deadline": "t2", "now": "a"}})
+    # a lookup that finds nothing renders the same whatever holds it
+    assert _key("{{ s.gone }}", {"s": {"x": 1}}) == _key("{{ s.gone }}", {"s": {"y": 2}})
+
+
+def test_values_known_by_identity_only_are_never_kept():
+    assert _key("{% if room %}x{% endif %}", {"room": Room(name="r")}) is None
+    assert _key("{{ room.name }}", {"room": Room(name="r")}) is not None  # a field is data
+    assert _key("{{ thing }}", {"thing": object()}) is None
+
+
+def test_a_template_that_may_read_anything_is_not_keyed():
+    assert _names("{% include name %}") is None
+
+
+def test_cached_renders_once_per_key():
+    render_cache.clear()
+    calls = []
+
+    def render() -> str:
+        calls.append(1)
+        return "html"
+
+    assert render_cache.cached(b"k", render) == render_cache.cached(b"k", render) == "html"
+    assert render_cache.cached(None, render) == "html"
+    assert len(calls) == 2
