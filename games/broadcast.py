@@ -16,14 +16,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
 from games import selectors
-from games.models import Hand, Seat, Table
+from games.models import Hand, Table
+
+if TYPE_CHECKING:
+    from games.rendering import TableSnapshot
 
 logger = logging.getLogger(__name__)
 
@@ -68,16 +71,22 @@ def render_error(*, message: str) -> str:
     return render(message=message)
 
 
-def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
-    """(group, event) for every audience of the table's current state."""
-    table = selectors.table_get(table_id=table_id)
-    if table is None:
-        return []
-    hand = selectors.table_current_hand(table=table)
-    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
-    seated = [s for s in seats if s.user_id is not None]
+def audience_frames(
+    table_id: int, *, known: TableSnapshot | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """(group, event) for every audience of the table's current state: read from the
+    database, or ``known`` (what the service that just committed it holds)."""
     from club.selectors import spectator_languages
-    from games.rendering import render_audiences
+    from games.rendering import render_audiences, table_snapshot
+
+    if known is None:
+        table = selectors.table_get(table_id=table_id)
+        if table is None:
+            return []
+        hand = selectors.table_current_hand(table=table)
+        known = table_snapshot(table=table, hand=hand)
+    table, hand, seats = known.table, known.hand, known.seats
+    seated = [s for s in seats if s.user_id is not None]
 
     # Spectators share one group whatever they read: the public frame carries one rendering
     # per language its spectators read, and each socket sends its reader's. Read after the
@@ -89,8 +98,8 @@ def audience_frames(table_id: int) -> list[tuple[str, dict[str, Any]]]:
         table=table,
         hand=hand,
         audiences=[(seat.index, seat.user) for seat in seated] + [(None, None)] * len(spoken),
-        seats=seats,
         languages=[None] * len(seated) + spoken,
+        snapshot=known,
     )
     frames: list[tuple[str, dict[str, Any]]] = []
     for seat, html in zip(seated, htmls, strict=False):
@@ -141,6 +150,6 @@ def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
     async_to_sync(_send_all)(layer, frames)
 
 
-def table_changed(table_id: int) -> None:
+def table_changed(table_id: int, *, known: TableSnapshot | None = None) -> None:
     """Render and send the table's state to each audience (after commit)."""
-    send_frames(audience_frames(table_id))
+    send_frames(audience_frames(table_id, known=known))

@@ -626,18 +626,32 @@ class TableSnapshot:
     now: datetime.datetime
 
 
-def table_snapshot(*, table: Any, hand: Any, seats: Sequence[Any] | None = None) -> TableSnapshot:
+def table_snapshot(
+    *,
+    table: Any,
+    hand: Any,
+    seats: Sequence[Any] | None = None,
+    holders: dict[int, int | None] | None = None,
+    state: HandState | None = None,
+) -> TableSnapshot:
+    """The snapshot of ``table`` and its current ``hand``; what the caller already holds
+    (the seats with their users, who held each seat of the hand, the hand's state: a service
+    that has just written them) is not read again."""
     from games.models import HandPlayer, Seat
 
     if seats is None:
         seats = Seat.objects.filter(table=table).select_related("user").order_by("index")
-    holders: dict[int, int | None] = {}
-    state = None
     extras: dict[str, Any] = {}
-    if hand is not None:
-        for seat, user_id in HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id"):
-            holders.setdefault(seat, user_id)
-        state = _hand_state(hand)
+    if hand is None:
+        holders, state = {}, None
+    else:
+        if holders is None:
+            holders = {}
+            rows = HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id")
+            for seat, user_id in rows:
+                holders.setdefault(seat, user_id)
+        if state is None:
+            state = _hand_state(hand)
         extras = _hand_extras(hand)
     return TableSnapshot(
         table=table,
@@ -837,17 +851,18 @@ def render_audiences(
     table: Any,
     hand: Any,
     audiences: Sequence[tuple[int | None, Any]],
-    seats: Sequence[Any] | None = None,
     languages: Sequence[str | None] | None = None,
+    snapshot: TableSnapshot | None = None,
 ) -> list[str]:
     """Every region for each (seat index or None, user) audience of one table state, from one
-    snapshot of the database (``seats``: the table's Seat rows with users, if already read).
+    snapshot of the database (read here when None).
 
     Each audience reads its ``languages`` entry; where that is None, a seat reads its
     player's stored language and a spectator the club's default."""
     from club.selectors import languages_of
 
-    snapshot = table_snapshot(table=table, hand=hand, seats=seats)
+    if snapshot is None:
+        snapshot = table_snapshot(table=table, hand=hand)
     chosen = list(languages) if languages is not None else [None] * len(audiences)
     players = [
         user.pk

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, transaction
@@ -53,6 +53,9 @@ from games.engine.state import (
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode, from_engine_error
 from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
+
+if TYPE_CHECKING:
+    from games.rendering import TableSnapshot
 
 logger = logging.getLogger(__name__)
 
@@ -168,11 +171,17 @@ def _lock_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
 
 
 def _broadcast_on_commit(
-    table_id: int, *, notices: list[str] | None = None, club: bool = False
+    table_id: int,
+    *,
+    notices: list[str] | None = None,
+    club: bool = False,
+    known: TableSnapshot | None = None,
 ) -> None:
     """Push the table's state once after the outermost commit (once per transaction).
     ``notices`` (games.notify partials) and the #table-club region (between hands, or with
-    ``club``) ride in the same frame of each audience, so one push stays one frame."""
+    ``club``) ride in the same frame of each audience, so one push stays one frame. ``known``:
+    the table as the caller just wrote it (the push then reads only what it lacks); the last
+    call of a transaction decides, and a call without one has the push read everything."""
     connection = transaction.get_connection()
     if connection.in_atomic_block:
         for entry in connection.run_on_commit:
@@ -180,18 +189,24 @@ def _broadcast_on_commit(
             if getattr(existing, "ddz_table_id", None) == table_id:
                 existing.ddz_notices.extend(notices or ())
                 existing.ddz_club = existing.ddz_club or club
+                existing.ddz_known = known
                 return
 
     def send() -> None:
         from games import broadcast
 
         try:
-            if not send.ddz_notices and not send.ddz_club and not _club_due(table_id):
-                broadcast.table_changed(table_id)
+            known = send.ddz_known
+            if known is not None:
+                club_due = known.table.status == Table.Status.WAITING
+            else:
+                club_due = _club_due(table_id)
+            if not send.ddz_notices and not send.ddz_club and not club_due:
+                broadcast.table_changed(table_id, known=known)
                 return
             from games.private import with_club
 
-            frames = broadcast.audience_frames(table_id)
+            frames = broadcast.audience_frames(table_id, known=known)
             broadcast.send_frames(
                 with_club(table_id, frames, notices=send.ddz_notices, force=send.ddz_club)
             )
@@ -201,6 +216,7 @@ def _broadcast_on_commit(
     send.ddz_table_id = table_id  # type: ignore[attr-defined]
     send.ddz_notices = list(notices or ())  # type: ignore[attr-defined]
     send.ddz_club = club  # type: ignore[attr-defined]
+    send.ddz_known = known  # type: ignore[attr-defined]
     transaction.on_commit(send)
 
 
@@ -685,12 +701,19 @@ def _locked_hand(hand_id: Any) -> tuple[Table, Hand]:
     return table, hand
 
 
-def _player_seat(hand: Hand, user: Any) -> int:
+def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
+    """The seat ``user`` holds in the hand, and who holds each seat (the push shows each
+    seat's cards to its holder only)."""
     user = _require_user(user)
-    seat = HandPlayer.objects.filter(hand=hand, user=user).values_list("seat", flat=True).first()
+    holders: dict[int, int | None] = {}
+    seat = None
+    for index, user_id in HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id"):
+        holders.setdefault(index, user_id)
+        if seat is None and user_id == user.pk:
+            seat = index
     if seat is None:
         raise ActionRejected.of(ErrorCode.NOT_SEATED)
-    return seat
+    return seat, holders
 
 
 def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
@@ -724,11 +747,11 @@ def hand_submit_action(
         table, hand = _locked_hand(hand_id)
         if hand.status != Hand.Status.ACTIVE:
             raise ActionRejected.of(ErrorCode.HAND_OVER)
-        seat = _player_seat(hand, user)
+        seat, holders = _player_seat(hand, user)
         state = selectors.hand_state(hand)
         _check_version(hand, state, expected_version)
         decision = _action_from_client(seat, action)
-        run = _Run(table=table, hand=hand, state=state, now=timezone.now())
+        run = _Run(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
         run.apply(decision, Source.HUMAN)
         run.finish()
         return run.hand
@@ -740,13 +763,13 @@ def seat_set_autoplay(*, hand_id: int, user: User, enabled: bool) -> Hand:
         table, hand = _locked_hand(hand_id)
         if hand.status != Hand.Status.ACTIVE:
             raise ActionRejected.of(ErrorCode.HAND_OVER)
-        seat = _player_seat(hand, user)
+        seat, holders = _player_seat(hand, user)
         state = selectors.hand_state(hand)
         enabled = bool(enabled)
         Seat.objects.filter(table=table, index=seat).update(autoplay=enabled)
         if state.autoplay[seat] == enabled:
             return hand
-        run = _Run(table=table, hand=hand, state=state, now=timezone.now())
+        run = _Run(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
         run.apply(Action(seat, AUTOPLAY, enabled), Source.HUMAN)
         run.finish()
         return run.hand
@@ -781,6 +804,7 @@ class _Run:
     state: HandState
     now: datetime.datetime
     seats: list[Seat] | None = None
+    holders: dict[int, int | None] | None = None  # seat -> user id, when already read
     fresh: bool = False
     rows: list[HandAction] = field(default_factory=list)
     redeals: int = 0
@@ -885,7 +909,14 @@ class _Run:
         Table.objects.filter(pk=self.table.pk).update(
             version=self.table.version, changed_at=self.now
         )
-        _broadcast_on_commit(self.table.pk)
+        known = None
+        if not state.finished:  # a finished hand also changed the table and the ledger
+            from games.rendering import table_snapshot
+
+            known = table_snapshot(
+                table=self.table, hand=hand, seats=self.seats, holders=self.holders, state=state
+            )
+        _broadcast_on_commit(self.table.pk, known=known)
 
     def _sync_seat_autoplay(self) -> None:
         """Seat.autoplay mirrors the hand's 托管 flags (for screens and the lobby)."""

@@ -7,8 +7,8 @@ import pytest
 
 from games import broadcast, render_cache, services
 from games.engine.hand import waiting_seats
-from games.models import Seat
-from games.rendering import render_table_regions
+from games.models import Seat, Table
+from games.rendering import render_table_regions, table_snapshot
 from games.selectors import hand_state, table_current_hand, table_get
 from tests.games.table_helpers import (
     active_hand,
@@ -23,6 +23,8 @@ pytestmark = pytest.mark.django_db
 # table, hand, seats (+users), hand players, the players' languages, the spectators' languages:
 # the title ladder is in memory once read
 MAX_QUERIES_PER_PUSH = 6
+# after a move, the service hands its push what it just wrote: only the languages are read
+MAX_QUERIES_KNOWN = 2
 
 
 def _alone(table_id: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -67,11 +69,26 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
     with django_assert_max_num_queries(MAX_QUERIES_PER_PUSH):
         frames = broadcast.audience_frames(table.pk)
     assert len(frames) == 5  # one per seat; nobody watches, so no public frame
+    # the push of a service that just wrote the table reads only the languages
+    locked = Table.objects.select_related("room").get(pk=table.pk)  # as the services lock it
+    hand = table_current_hand(table=locked)
+    known = table_snapshot(
+        table=locked,
+        hand=hand,
+        seats=list(Seat.objects.filter(table=table).select_related("user")),
+        holders={seat: user.pk for seat, user in enumerate(humans)},
+        state=hand_state(hand),
+    )
+    with django_assert_max_num_queries(MAX_QUERIES_KNOWN):
+        assert len(broadcast.audience_frames(table.pk, known=known)) == 5
 
 
-def test_a_push_renders_each_audience_as_alone(monkeypatch):
-    """Pushes reuse renderings of earlier pushes and other audiences: over a whole hand, each
-    audience's frame is what rendering it alone from scratch gives."""
+def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_commit_callbacks):
+    """Pushes reuse renderings of earlier pushes and other audiences, and a service's push
+    what the service just wrote: over a whole hand, each audience's frame, as sent after a
+    move and as read back from the database, is what rendering it alone from scratch gives."""
+    sent: list[list] = []
+    monkeypatch.setattr(broadcast, "send_frames", sent.append)
     room = make_room("qq5")
     humans = [make_player() for _ in range(4)]  # and one bot
     table = seated_table(room, humans)
@@ -81,17 +98,21 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch):
     SpectatorPresence.objects.create(table=table, user=make_player(), channel_name="watcher")
     services.hand_start(table_id=table.pk)
     for _ in range(400):
-        _same_but_clock(_pushed(table.pk), _alone(table.pk, monkeypatch))
+        alone = _alone(table.pk, monkeypatch)
+        _same_but_clock(_pushed(table.pk), alone)
+        if sent:
+            _same_but_clock([event["html"] for _, event in sent[-1]], alone)
         hand = active_hand(table)
         if hand is None:
             break
         state = hand_state(hand)
         seat = next(s for s in waiting_seats(state) if s in users)
-        services.hand_submit_action(
-            hand_id=hand.pk,
-            user=users[seat],
-            action=client_action(state, seat),
-            expected_version=hand.version,
-        )
+        with django_capture_on_commit_callbacks(execute=True):
+            services.hand_submit_action(
+                hand_id=hand.pk,
+                user=users[seat],
+                action=client_action(state, seat),
+                expected_version=hand.version,
+            )
     else:
         raise AssertionError("the hand did not end")
