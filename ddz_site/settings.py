@@ -108,6 +108,18 @@ DATABASES = {
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
     )
 }
+# PostgreSQL: a connection pool per process (psycopg_pool, Django 5.1+). Under ASGI each
+# database call otherwise opens and closes a connection (persistent connections are not safe
+# there); with the pool, closing hands the connection back.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DB_POOL", True
+):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env_int("DB_POOL_MAX_SIZE", 8),
+        "timeout": 10,
+    }
 # The channels live server (browser tests) needs a test database every process can open: on
 # SQLite that means a file, not the default in-memory database.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
