@@ -1,12 +1,13 @@
 """CPU cost of the server side of one table action (issue #6). Prints figures; not a test.
 
-Plays whole qq5 hands in-process on a fresh SQLite database (five humans, no sockets): for each
-action, the service call (lock, engine, save, settle) and the push (snapshot, renderings of
-every audience, the frames) are timed apart by the process's CPU clock. ``--profile`` prints the
-dearest functions of the push.
+Plays whole qq5 hands in-process (five humans, no sockets) on a fresh SQLite database, or on
+PostgreSQL with ``--database``: for each action, the service call (lock, engine, save, settle)
+and the push (snapshot, renderings of every audience, the frames) are timed apart by the
+process's CPU clock. ``--profile`` / ``--profile-service`` print the dearest functions.
 
   .venv/bin/python bench/push_cost.py --hands 20
-  .venv/bin/python bench/push_cost.py --hands 5 --profile
+  .venv/bin/python bench/push_cost.py --hands 20 --database postgres://postgres@127.0.0.1/ddz
+  .venv/bin/python bench/push_cost.py --hands 5 --profile --sort tottime
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=20)
     parser.add_argument("--variant", default="qq5")
+    parser.add_argument(
+        "--database", default="", help="a PostgreSQL URL (its test_ database is re-created)"
+    )
     parser.add_argument("--profile", action="store_true", help="profile the pushes")
     parser.add_argument("--sort", default="cumulative", help="profile order (pstats key)")
     parser.add_argument("--profile-service", action="store_true", help="profile the service")
@@ -34,8 +38,11 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ddz_site.settings")
     os.environ["DEBUG"] = "0"  # as served: no query log
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-" + "x" * 40)
-    os.environ.pop("DATABASE_URL", None)
     os.environ.pop("REDIS_URL", None)
+    if args.database:
+        os.environ["DATABASE_URL"] = args.database
+    else:
+        os.environ.pop("DATABASE_URL", None)
     import django
 
     django.setup()
@@ -120,7 +127,8 @@ def main() -> None:
             f"p50 {statistics.median(values):6.2f}  p99 {p99:6.2f} ms CPU"
         )
 
-    print(f"{args.variant}, {args.hands} hands, SQLite, in-process")
+    where = "PostgreSQL" if args.database else "SQLite"
+    print(f"{args.variant}, {args.hands} hands, {where}, in-process")
     print(line("service", service_ms))
     print(line("push", push_ms))
     print(f"{'frames':>10}: mean {statistics.fmean(frame_bytes) / 1024:.1f} KiB per push")

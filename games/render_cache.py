@@ -26,7 +26,8 @@ from typing import Any
 from django.db.models import Model
 from django.utils.translation import get_language
 
-ALWAYS_KEYED = ("csrf_token", "request", "oob")
+# read by the {% csrf_token %} tag, not as a variable of the template
+ALWAYS_KEYED = ("csrf_token",)
 # Entries, each one partial's HTML (about 0.2–12 KB): a few seconds of pushes of 200 tables
 CACHE_SIZE = 20_000
 
