@@ -3,10 +3,10 @@
 N tables of five socket clients (the ``websockets`` library, a signed-in session cookie and an
 Origin header each) play whole qq5 hands against daphne: one process, or two processes behind
 the Redis channel layer (the clients are split across them). The clients decide from what the
-server sends them only: the version and the forms of ``#table-controls``, the hints of the
-seat's own hand (``data-hints``: the server's legal plays, weakest first) and the choice buttons
-of the other phases. When a hand is over the bench deals the next one (the "Next hand" button's
-service, ``hand_start``).
+server sends them only: the hand version of ``#table-status``, the forms of
+``#table-controls``, the hints of the seat's own hand (``data-hints``: the server's legal
+plays, weakest first) and the choice buttons of the other phases. When a hand is over the
+bench deals the next one (the "Next hand" button's service, ``hand_start``).
 
 Modes: ``--pace human`` (each table acts once every 2 s) and ``--pace flat`` (each table acts as
 soon as all five tabs saw the previous update). Figures: actions/s, p50/p99/max from sending an

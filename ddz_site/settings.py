@@ -111,9 +111,7 @@ DATABASES = {
 # PostgreSQL: a connection pool per process (psycopg_pool, Django 5.1+). Under ASGI each
 # database call otherwise opens and closes a connection (persistent connections are not safe
 # there); with the pool, closing hands the connection back.
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
-    "DB_POOL", True
-):
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", True):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,

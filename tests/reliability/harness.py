@@ -5,8 +5,9 @@
 * ``TableClient``: one browser tab over a real socket (the ``websockets`` library) with the
   Origin header and a signed-in session cookie. It keeps every frame it receives with its
   arrival time and decides its moves from those frames alone, the way the page does: the
-  version and the forms of ``#table-controls``, the server's hints (``data-hints``, the legal
-  plays of the seat's own hand, weakest first) and the choice buttons of the other phases.
+  hand version of ``#table-status``, the forms of ``#table-controls``, the server's hints
+  (``data-hints``, the legal plays of the seat's own hand, weakest first) and the choice
+  buttons of the other phases.
   Like the page (static/games/reconnect.js) it drops a state older than the one it shows
   (``data-table-version``): pushes from different processes may overtake each other.
 """
