@@ -14,7 +14,13 @@ from club import broadcast, selectors, services
 logger = logging.getLogger(__name__)
 
 
-def _opened(table_id: int, user: Any, channel_name: str, ip: str | None) -> tuple[str, dict] | None:
+def _opened(
+    table_id: int, user: Any, channel_name: str, ip: str | None, seated: bool
+) -> tuple[str, dict] | None:
+    if seated:  # the count leaves out seated users: a player's socket never changes it
+        services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
+        services.connection_record(table_id=table_id, user=user, ip=ip)
+        return None
     before = selectors.spectator_count(table_id=table_id)
     services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
     services.connection_record(table_id=table_id, user=user, ip=ip)
@@ -31,11 +37,12 @@ def _closed(table_id: int, channel_name: str) -> tuple[str, dict] | None:
     return broadcast.spectators_event(table_id)
 
 
-async def socket_opened(consumer: Any) -> None:
+async def socket_opened(consumer: Any, *, seated: bool = False) -> None:
+    """``seated``: the user holds a seat at the table (his socket is no spectator)."""
     try:
         ip = services.client_ip(consumer.scope)
         push = await database_sync_to_async(_opened)(
-            consumer.table_id, consumer.user, consumer.channel_name, ip
+            consumer.table_id, consumer.user, consumer.channel_name, ip, seated
         )
         if push is not None:
             await consumer.channel_layer.group_send(*push)

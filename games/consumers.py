@@ -140,12 +140,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         ):
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
+        presence = await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
         # spectator count, connection address; pushed before this socket's first frame so the
         # other tabs have it by the time this one shows the table
-        await club_sockets.socket_opened(self)
-        with translation.override(self.language):
-            await self.send_state()
+        await club_sockets.socket_opened(self, seated=bool(presence and presence.seated))
+        if presence is None or not presence.pushed:
+            # else the push of his seat coming on line, which this socket's groups receive
+            # right after connecting, is its first state
+            with translation.override(self.language):
+                await self.send_state()
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "joined", []):
@@ -155,11 +158,13 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.joined = []
             await club_sockets.socket_closed(self)
 
-    async def _call(self, func: Any, **kwargs: Any) -> None:
+    async def _call(self, func: Any, **kwargs: Any) -> Any:
+        """``func``'s result, or None when it was refused (logged)."""
         try:
-            await database_sync_to_async(func)(**kwargs)
+            return await database_sync_to_async(func)(**kwargs)
         except ActionRejected as error:
             logger.info("table %s: %s", getattr(self, "table_id", "?"), error)
+            return None
 
     def _within_rate(self) -> bool:
         burst = float(settings.DDZ_WS_RATE_BURST)

@@ -515,25 +515,31 @@ def _int_or(value: Any, default: int) -> int:
 # --------------------------------------------------------------------------- presence
 
 
-def seat_connect(*, table_id: int, user: User) -> None:
+@dataclass(frozen=True)
+class Presence:
+    seated: bool  # the user holds a seat at the table
+    pushed: bool  # his seat went on or off line: every audience gets the new state
+
+
+def seat_connect(*, table_id: int, user: User) -> Presence:
     """A websocket of a seated user opened (presence; cancels a pending disconnect grace)."""
-    _presence(table_id=table_id, user=user, delta=1)
+    return _presence(table_id=table_id, user=user, delta=1)
 
 
-def seat_disconnect(*, table_id: int, user: User) -> None:
+def seat_disconnect(*, table_id: int, user: User) -> Presence:
     """A websocket of a seated user closed; with none left the disconnect grace starts."""
-    _presence(table_id=table_id, user=user, delta=-1)
+    return _presence(table_id=table_id, user=user, delta=-1)
 
 
-def _presence(*, table_id: int, user: User, delta: int) -> None:
+def _presence(*, table_id: int, user: User, delta: int) -> Presence:
     if user is None or not getattr(user, "is_authenticated", False):
-        return
+        return Presence(seated=False, pushed=False)
     with _write():
         table = _lock_table(table_id)
         assert table is not None
         seat = Seat.objects.filter(table=table, user=user).first()
         if seat is None:
-            return
+            return Presence(seated=False, pushed=False)
         now = timezone.now()
         was_online = seat.connections > 0
         seat.connections = max(0, seat.connections + delta)
@@ -550,9 +556,11 @@ def _presence(*, table_id: int, user: User, delta: int) -> None:
             if deadline != hand.deadline_at:
                 hand.deadline_at = deadline
                 Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
-        if was_online != (seat.connections > 0):
+        pushed = was_online != (seat.connections > 0)
+        if pushed:
             _bump(table)
             _broadcast_on_commit(table.pk)
+    return Presence(seated=True, pushed=pushed)
 
 
 # --------------------------------------------------------------------------- hands

@@ -54,6 +54,23 @@ async def _close(socks):
 
 
 class TestConnect:
+    async def test_a_connect_renders_its_state_once(self):
+        """A seat coming on line pushes the table to every audience, the new socket included:
+        that push is its first state, not a second rendering of the same. A second tab of
+        the same player (nothing visible changes) and a spectator render their own."""
+        table_id, users, watcher = await db(_setup)("qq5", 1)
+        await db(services.hand_start)(table_id=table_id)
+        first = await Socket(users[0], table_id, "first tab").open()
+        assert await first.quiet()
+        assert len(first.frames) == 1 and 'id="table-hand"' in first.frames[0]
+        second = await Socket(users[0], table_id, "second tab").open()
+        assert await second.quiet()
+        assert len(second.frames) == 1 and 'id="table-hand"' in second.frames[0]
+        assert await first.quiet()  # nothing changed for the table: no push
+        spectator = await Socket(watcher, table_id, "watcher").open()
+        assert 'id="table-seats"' in spectator.frames[0]
+        await _close([first, second, spectator])
+
     async def test_anonymous_is_closed_4401(self):
         from ddz_site.asgi import application
 
