@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -356,7 +356,6 @@ def screen_context(
     n = view["seats"]
     me = view.get("seat")
     variant = view["variant"]
-    positions = _positions(n, me)
     waiting = set(view.get("waiting") or [])
     autoplay = view.get("autoplay") or [False] * n
     reports = view.get("reports") or {}
@@ -367,38 +366,30 @@ def screen_context(
         trick_by_seat[entry["seat"]] = entry
     top = view.get("top")
     deadline = _deadline_iso(deadline_at) if not view.get("finished") else ""
-    seat_rows = []
     infos = {s.index: s for s in seats}
-    for seat in range(n):
-        info = infos.get(seat, SeatInfo(index=seat))
+
+    def in_play(seat: int) -> dict[str, Any]:
         role, badges = _seat_roles(view, seat)
         last = trick_by_seat.get(seat)
-        seat_rows.append(
-            {
-                "index": seat,
-                "number": seat + 1,
-                "info": info,
-                "empty": info.name is None,
-                "is_you": seat == me,
-                "count": counts[seat] if seat < len(counts) else 0,
-                "role": role,
-                "role_badges": badges,
-                "landlord_side": role in ("landlord", "partner"),
-                "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
-                "report": reports.get(str(seat)),
-                "waiting": seat in waiting and not view.get("finished"),
-                # the clock shows on the seats to act only; the others' panels stay the same
-                "deadline": deadline if seat in waiting else "",
-                "decisions": _seat_decisions(view, seat),
-                "face_up_holder": face_up is not None and face_up.get("seat") == seat,
-                "last": None
-                if last is None
-                else {"passed": last["cards"] is None, "cards": card_faces(last["cards"])},
-                "is_top": top is not None and top["seat"] == seat,
-            }
-        )
-    # screen order (yours first, then in turn order): the panels' place on the felt
-    seat_rows.sort(key=lambda row: positions[row["index"]])
+        return {
+            "count": counts[seat] if seat < len(counts) else 0,
+            "role": role,
+            "role_badges": badges,
+            "landlord_side": role in ("landlord", "partner"),
+            "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
+            "report": reports.get(str(seat)),
+            "waiting": seat in waiting and not view.get("finished"),
+            # the clock shows on the seats to act only; the others' panels stay the same
+            "deadline": deadline if seat in waiting else "",
+            "decisions": _seat_decisions(view, seat),
+            "face_up_holder": face_up is not None and face_up.get("seat") == seat,
+            "last": None
+            if last is None
+            else {"passed": last["cards"] is None, "cards": card_faces(last["cards"])},
+            "is_top": top is not None and top["seat"] == seat,
+        }
+
+    seat_rows = _seat_rows(seats, n, me, in_play)
 
     names = {
         row["index"]: (row["info"].name or _("Seat %(n)s") % {"n": row["number"]})
@@ -559,12 +550,19 @@ def _fmt_fraction(value: Fraction) -> str:
     return f"{float(value):+.1f}"
 
 
-def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None) -> dict[str, Any]:
-    """A table between hands (or before the first): seats only."""
-    positions = _positions(seat_count, me)
+def _seat_rows(
+    seats: Sequence[SeatInfo],
+    n: int,
+    me: int | None,
+    in_play: Callable[[int], dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Each seat's panel in screen order (yours first, then in turn order: the panels' place
+    on the felt); ``in_play(seat)``: what a hand in play adds (cards left, roles, last play,
+    the clock)."""
+    positions = _positions(n, me)
     infos = {s.index: s for s in seats}
     rows = []
-    for seat in range(seat_count):
+    for seat in range(n):
         info = infos.get(seat, SeatInfo(index=seat))
         rows.append(
             {
@@ -576,16 +574,25 @@ def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None)
                 "count": None,
                 "role": None,
                 "role_badges": [],
+                "landlord_side": False,
                 "autoplay": False,
                 "report": None,
                 "waiting": False,
                 "deadline": "",
                 "decisions": [],
+                "face_up_holder": False,
                 "last": None,
                 "is_top": False,
+                **(in_play(seat) if in_play is not None else {}),
             }
         )
     rows.sort(key=lambda row: positions[row["index"]])
+    return rows
+
+
+def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None) -> dict[str, Any]:
+    """A table between hands (or before the first): seats only."""
+    rows = _seat_rows(seats, seat_count, me)
     return {
         "view": None,
         "me": me,
