@@ -17,14 +17,11 @@ logger = logging.getLogger(__name__)
 def _opened(
     table_id: int, user: Any, channel_name: str, ip: str | None, seated: bool
 ) -> tuple[str, dict] | None:
-    if seated:  # the count leaves out seated users: a player's socket never changes it
-        services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
-        services.connection_record(table_id=table_id, user=user, ip=ip)
-        return None
-    before = selectors.spectator_count(table_id=table_id)
+    # the count leaves out seated users: a player's socket never changes it
+    before = None if seated else selectors.spectator_count(table_id=table_id)
     services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
     services.connection_record(table_id=table_id, user=user, ip=ip)
-    if selectors.spectator_count(table_id=table_id) == before:
+    if seated or selectors.spectator_count(table_id=table_id) == before:
         return None  # a seated player, or another tab of a spectator: nothing to show
     return broadcast.spectators_event(table_id)
 

@@ -41,8 +41,9 @@ class _Unkeyable(Exception):
     pass
 
 
-class _PushLocal(Exception):
-    """A key that names a model instance by identity: valid within one push only."""
+class _Unshareable(Exception):
+    """A context value known by its identity only (a model instance): no key can stand for
+    it, so the rendering is not kept."""
 
 
 def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
@@ -164,7 +165,7 @@ def _path_value(get: Callable[[str], Any], path: str) -> Any:
 
 def _keyed(value: Any) -> Any:
     if isinstance(value, Model):
-        raise _PushLocal
+        raise _Unshareable
     return value
 
 
@@ -186,7 +187,7 @@ def memo_key(
 
     try:
         parts = [(path, _path_value(get_once, path)) for path in names]
-    except _PushLocal:
+    except _Unshareable:
         return None
     text = repr((scope, language, parts))
     if " at 0x" in text:
