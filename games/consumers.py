@@ -25,7 +25,6 @@ from club import sockets as club_sockets
 from games import broadcast, selectors, services
 from games.errors import ActionRejected, ErrorCode
 from games.intents import Intent, parse_frame
-from games.models import Hand
 
 logger = logging.getLogger(__name__)
 
@@ -52,17 +51,6 @@ def _render_state(table_id: int, user: Any, language: str) -> str:
     )
 
 
-def _active_hand(table_id: int, intent: Intent) -> Hand:
-    hand = selectors.table_active_hand(table=table_id)
-    if hand is None:
-        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
-    if intent.hand_id is not None and intent.hand_id != hand.pk:
-        raise ActionRejected.of(
-            ErrorCode.STALE_VERSION, detail=f"hand {intent.hand_id} is not the current hand"
-        )
-    return hand
-
-
 def _retrying(call: Any) -> None:
     """A write that lost a race for the database (SQLite's busy lock, a concurrent deadline)
     is tried again a few times; if the table really changed, the retry is refused as stale."""
@@ -78,10 +66,13 @@ def _retrying(call: Any) -> None:
 
 def _act(table_id: int, user: Any, intent: Intent) -> None:
     def call() -> None:
-        hand = _active_hand(table_id, intent)
         assert intent.action is not None
         services.hand_submit_action(
-            hand_id=hand.pk, user=user, action=intent.action, expected_version=intent.version
+            table_id=table_id,
+            hand_id=intent.hand_id,
+            user=user,
+            action=intent.action,
+            expected_version=intent.version,
         )
 
     _retrying(call)
@@ -89,8 +80,9 @@ def _act(table_id: int, user: Any, intent: Intent) -> None:
 
 def _autoplay(table_id: int, user: Any, intent: Intent) -> None:
     def call() -> None:
-        hand = _active_hand(table_id, intent)
-        services.seat_set_autoplay(hand_id=hand.pk, user=user, enabled=bool(intent.enabled))
+        services.seat_set_autoplay(
+            table_id=table_id, hand_id=intent.hand_id, user=user, enabled=bool(intent.enabled)
+        )
 
     _retrying(call)
 

@@ -49,11 +49,8 @@ def due_hand_ids(*, now: datetime.datetime) -> list[int]:
 def _apply_one(hand_id: int, *, now: datetime.datetime) -> bool:
     skip = connection.features.has_select_for_update_skip_locked
     with services._write():
-        table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
-        if table_id is None:
-            return False
-        table = services._lock_table(table_id, skip_locked=skip)
-        if table is None:  # another process holds it and will deal with the hand
+        table = services._locked_table(hands__pk=hand_id, skip_locked=skip)
+        if table is None:  # gone, or another process holds it and will deal with the hand
             return False
         hand = Hand.objects.filter(pk=hand_id).first()
         if hand is None:

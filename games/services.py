@@ -157,16 +157,29 @@ def _write() -> Iterator[None]:
         raise ActionRejected.of(ErrorCode.CONFLICT, detail=str(error)) from error
 
 
-def _lock_table(table_id: Any, *, skip_locked: bool = False) -> Table | None:
-    """Lock the table row (PostgreSQL: FOR NO KEY UPDATE; SQLite serialises writers itself)."""
+def _locked_table(*, skip_locked: bool = False, **lookup: Any) -> Table | None:
+    """The table matching ``lookup``, with its room, its row locked (PostgreSQL: FOR NO KEY
+    UPDATE; SQLite serialises writers itself); None when there is none, or with
+    ``skip_locked`` when another writer holds it. ``get`` rather than ``first``: the model's
+    ordering by room would cost a join and a sort for one row."""
+    qs = Table.objects.select_for_update(no_key=True, of=("self",), skip_locked=skip_locked)
+    try:
+        return qs.select_related("room").get(**lookup)
+    except Table.DoesNotExist:
+        return None
+
+
+def _lock_table(
+    table_id: Any, *, skip_locked: bool = False, missing: ErrorCode = ErrorCode.TABLE_NOT_FOUND
+) -> Table | None:
+    """Lock the table row; ``missing`` is the refusal when there is no such table."""
     try:
         table_id = int(table_id)
     except (TypeError, ValueError):
-        raise ActionRejected.of(ErrorCode.TABLE_NOT_FOUND) from None
-    qs = Table.objects.select_for_update(no_key=True, of=("self",), skip_locked=skip_locked)
-    table = qs.select_related("room").filter(pk=table_id).first()
+        raise ActionRejected.of(missing) from None
+    table = _locked_table(pk=table_id, skip_locked=skip_locked)
     if table is None and not skip_locked:
-        raise ActionRejected.of(ErrorCode.TABLE_NOT_FOUND)
+        raise ActionRejected.of(missing)
     return table
 
 
@@ -694,18 +707,33 @@ def _action_from_client(seat: int, action: Any) -> Action:
         raise ActionRejected.of(ErrorCode.BAD_VALUE, detail=str(error)) from error
 
 
-def _locked_hand(hand_id: Any) -> tuple[Table, Hand]:
-    """Lock the hand's table and return both, the hand read after the lock."""
-    try:
-        hand_id = int(hand_id)
-    except (TypeError, ValueError):
-        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND) from None
-    table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, Hand]:
+    """Lock the table and return it with the hand, read after the lock. With ``table_id`` (a
+    socket knows its table): the table's active hand; a ``hand_id`` given too must name it,
+    else the client shows an older hand (STALE_VERSION); no active hand, or no such table, is
+    HAND_NOT_FOUND. With only ``hand_id``: that hand, whatever its status."""
+    if table_id is None and hand_id is None:
+        raise TypeError("table_id or hand_id is required")
+    if hand_id is not None:
+        try:
+            hand_id = int(hand_id)
+        except (TypeError, ValueError):
+            raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND) from None
     if table_id is None:
-        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
-    table = _lock_table(table_id)
+        # the hand's table is found by the locking query itself; the hand is read after it
+        table = _locked_table(hands__pk=hand_id)
+        if table is None:
+            raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
+        return table, Hand.objects.get(pk=hand_id)
+    table = _lock_table(table_id, missing=ErrorCode.HAND_NOT_FOUND)
     assert table is not None
-    hand = Hand.objects.get(pk=hand_id)
+    hand = selectors.table_active_hand(table=table)
+    if hand is None:
+        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
+    if hand_id is not None and hand_id != hand.pk:
+        raise ActionRejected.of(
+            ErrorCode.STALE_VERSION, detail=f"hand {hand_id} is not the current hand"
+        )
     return table, hand
 
 
@@ -715,7 +743,9 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
     user = _require_user(user)
     holders: dict[int, int | None] = {}
     seat = None
-    for index, user_id in HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id"):
+    # by seat alone: the model's ordering by hand would join the hand table for nothing
+    players = HandPlayer.objects.filter(hand=hand).order_by("seat")
+    for index, user_id in players.values_list("seat", "user_id"):
         holders.setdefault(index, user_id)
         if seat is None and user_id == user.pk:
             seat = index
@@ -744,15 +774,22 @@ def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
 
 
 def hand_submit_action(
-    *, hand_id: int, user: User, action: dict[str, Any], expected_version: Any
+    *,
+    table_id: int | None = None,
+    hand_id: int | None = None,
+    user: User,
+    action: dict[str, Any],
+    expected_version: Any,
 ) -> Hand:
-    """Apply a player's action (RULES.md §8.4 shape without ``seat``: the server knows it).
+    """Apply a player's action (RULES.md §8.4 shape without ``seat``: the server knows it) to
+    the active hand of ``table_id``, or to the hand ``hand_id`` (see ``_locked_hand``).
 
-    Raises ActionRejected: STALE_VERSION when ``expected_version`` is not the hand's version,
-    HAND_OVER, NOT_SEATED, or the engine's refusal mapped to a code and a translated message.
+    Raises ActionRejected: STALE_VERSION when ``expected_version`` is not the hand's version
+    (or ``hand_id`` not the table's active hand), HAND_NOT_FOUND, HAND_OVER, NOT_SEATED, or
+    the engine's refusal mapped to a code and a translated message.
     """
     with _write():
-        table, hand = _locked_hand(hand_id)
+        table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
         if hand.status != Hand.Status.ACTIVE:
             raise ActionRejected.of(ErrorCode.HAND_OVER)
         seat, holders = _player_seat(hand, user)
@@ -765,10 +802,13 @@ def hand_submit_action(
         return run.hand
 
 
-def seat_set_autoplay(*, hand_id: int, user: User, enabled: bool) -> Hand:
-    """Hand the seat to 托管 (``enabled``) or take control back."""
+def seat_set_autoplay(
+    *, table_id: int | None = None, hand_id: int | None = None, user: User, enabled: bool
+) -> Hand:
+    """Hand the seat to 托管 (``enabled``) or take control back, in the hand found as for
+    ``hand_submit_action``."""
     with _write():
-        table, hand = _locked_hand(hand_id)
+        table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
         if hand.status != Hand.Status.ACTIVE:
             raise ActionRejected.of(ErrorCode.HAND_OVER)
         seat, holders = _player_seat(hand, user)

@@ -317,6 +317,66 @@ class TestHands:
         assert hand.revealed_seed == hand.seed
 
 
+class TestByTable:
+    """A socket knows its table: the services lock it and act on its active hand."""
+
+    def test_a_move_and_autoplay_by_table(self):
+        room = make_room("classic3")
+        users = [make_player() for _ in range(3)]
+        table = seated_table(room, users)
+        hand = services.hand_start(table_id=table.pk)
+        state = hand_state(hand)
+        seat = waiting_seats(state)[0]
+        moved = services.hand_submit_action(
+            table_id=table.pk,
+            hand_id=hand.pk,
+            user=users[seat],
+            action=client_action(state, seat),
+            expected_version=hand.version,
+        )
+        assert moved.pk == hand.pk and moved.version > hand.version
+        idle = (seat + 1) % 3
+        services.seat_set_autoplay(table_id=table.pk, user=users[idle], enabled=True)
+        assert Seat.objects.get(table=table, index=idle).autoplay
+
+    def test_another_hand_is_stale_and_no_hand_is_not_found(self):
+        room = make_room("classic3")
+        users = [make_player() for _ in range(3)]
+        table = seated_table(room, users)
+        move = {"user": users[0], "action": {"act": "pass"}, "expected_version": 0}
+        rejected(ErrorCode.HAND_NOT_FOUND, services.hand_submit_action, table_id=table.pk, **move)
+        rejected(ErrorCode.HAND_NOT_FOUND, services.hand_submit_action, table_id=10**9, **move)
+        rejected(
+            ErrorCode.HAND_NOT_FOUND,
+            services.seat_set_autoplay,
+            table_id=table.pk,
+            user=users[0],
+            enabled=True,
+        )
+        hand = services.hand_start(table_id=table.pk)
+        before = (hand.version, HandAction.objects.filter(hand=hand).count())
+        error = rejected(
+            ErrorCode.STALE_VERSION,
+            services.hand_submit_action,
+            table_id=table.pk,
+            hand_id=hand.pk + 1,
+            **{**move, "expected_version": hand.version},
+        )
+        assert "not the current hand" in error.detail
+        rejected(
+            ErrorCode.STALE_VERSION,
+            services.seat_set_autoplay,
+            table_id=table.pk,
+            hand_id=hand.pk + 1,
+            user=users[0],
+            enabled=True,
+        )
+        hand.refresh_from_db()
+        assert (hand.version, HandAction.objects.filter(hand=hand).count()) == before
+        with pytest.raises(TypeError):
+            services.hand_submit_action(**move)
+
+
 class TestAppendOnly:
     def test_hand_actions_cannot_change(self, append_only_triggers):  # noqa: F811
         room = make_room("classic3")
