@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -141,6 +142,16 @@ class TableConsumer(AsyncWebsocketConsumer):
             # right after connecting, is its first state
             with translation.override(self.language):
                 await self.send_state()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # channels' own dispatch first runs close_old_connections in the one database thread
+        # for every message; here each database call goes through database_sync_to_async,
+        # which does that itself, and that hop only queued every pushed frame behind the
+        # table's database work
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"no handler for message type {message.get('type')!r}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "joined", []):
