@@ -17,6 +17,8 @@ that starts cold renders everything once.
 from __future__ import annotations
 
 import hashlib
+import io
+import pickle
 import threading
 import weakref
 from collections import OrderedDict
@@ -81,7 +83,12 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
             raise _Unkeyable("include of a computed name")
         from django.template.loader import get_template
 
-        _collect_names(get_template(literal).template, names, seen)
+        # inside the include, its ``with`` names are its own (keyed by what they are given,
+        # collected below); with ``only`` nothing else of the context reaches it
+        included: set[str] = set()
+        _collect_names(get_template(literal).template, included, set())
+        if not obj.isolated_context:
+            names.update(_unbound(included, set(obj.extra_context)))
     else:
         module = type(obj).__module__ or ""
         if not module.startswith(("django.template", "django.templatetags", "django.contrib")):
@@ -95,10 +102,33 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
         for slot in getattr(cls, "__slots__", ()):
             if hasattr(obj, slot):
                 fields[slot] = getattr(obj, slot)
+    scope = _scope(obj)
+    inner: set[str] = set()
     for key, value in fields.items():
         if key in ("origin", "source", "engine"):
             continue
-        _collect_names(value, names, seen)
+        _collect_names(value, inner if scope and key in scope[0] else names, seen)
+    if scope:
+        names.update(_unbound(inner, scope[1]))
+
+
+def _scope(obj: Any) -> tuple[tuple[str, ...], set[str]] | None:
+    """The parts of a tag that bind names of their own, and those names: a name read there
+    comes from the tag, not from the context (a loop variable, a ``with`` value)."""
+    from django.template.defaulttags import ForNode, WithNode
+    from django.templatetags.i18n import BlockTranslateNode
+
+    if isinstance(obj, ForNode):
+        return ("nodelist_loop",), {*obj.loopvars, "forloop"}
+    if isinstance(obj, WithNode):
+        return ("nodelist",), set(obj.extra_context)
+    if isinstance(obj, BlockTranslateNode):
+        return ("singular", "plural"), {*obj.extra_context, *filter(None, [obj.countervar])}
+    return None
+
+
+def _unbound(paths: set[str], bound: set[str]) -> set[str]:
+    return {path for path in paths if path.split(".", 1)[0] not in bound}
 
 
 def template_names(inner: Any) -> tuple[str, ...] | None:
@@ -145,37 +175,56 @@ def _step(value: Any, part: str) -> Any:
         return _MISSING
 
 
+_split: dict[str, tuple[str, ...]] = {}
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    parts = _split.get(path)
+    if parts is None:
+        parts = _split[path] = tuple(path.split("."))
+    return parts
+
+
 def _path_value(get: Callable[[str], Any], path: str) -> Any:
     """What ``path`` reads, as a key part. A lookup that finds nothing renders the same
     whatever the object (Django's invalid value); one that finds a callable (which Django
     would call) keys by the whole top-level value instead."""
-    first, *rest = path.split(".")
+    first, *rest = _parts(path)
     value = get(first)
     for part in rest:
         if value is None:
             break
-        step = _step(value, part)
+        # a dict holding the key is the common case: no exception to raise and catch
+        step = value[part] if type(value) is dict and part in value else _step(value, part)
         if step is _MISSING:
             return ("missing",)
         if callable(step) and not isinstance(step, type):
-            return ("whole", _keyed(get(first)))
+            return ("whole", get(first))
         value = step
-    return _keyed(value)
-
-
-def _keyed(value: Any) -> Any:
-    if isinstance(value, Model):
-        raise _Unshareable
     return value
+
+
+class _KeyPickler(pickle.Pickler):
+    """Serialises a key's values by their content. Called back only for values that are not
+    plain data (dicts, lists, strings, numbers ...): a model instance, or anything that would
+    render as its address, has no content that stands for it."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, Model):
+            raise _Unshareable
+        cls = type(obj)
+        if cls.__repr__ is object.__repr__ and cls.__str__ is object.__str__:
+            raise _Unshareable
+        return NotImplemented
 
 
 def memo_key(
     get: Callable[[str], Any], names: Sequence[str], *, scope: str, language: str | None = None
 ) -> bytes | None:
     """The key of a rendering of ``scope`` (a template name): the language and the value of
-    every lookup its template can make. None when a value is known by identity only: a model
-    instance itself (not only its fields) or anything whose ``repr`` is its address, which
-    a later object may reuse (model instances are only ever top-level context values)."""
+    every lookup its template can make. None when a value is known by identity only (a model
+    instance itself, not only its fields; an object that would render as its address) or has
+    no serial form."""
     if language is None:
         language = get_language()
     tops: dict[str, Any] = {}
@@ -185,14 +234,13 @@ def memo_key(
             tops[name] = get(name)
         return tops[name]
 
+    buffer = io.BytesIO()
     try:
-        parts = [(path, _path_value(get_once, path)) for path in names]
-    except _Unshareable:
+        parts = [_path_value(get_once, path) for path in names]
+        _KeyPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((scope, language, names, parts))
+    except (_Unshareable, pickle.PicklingError, TypeError, AttributeError):
         return None
-    text = repr((scope, language, parts))
-    if " at 0x" in text:
-        return None
-    return hashlib.blake2b(text.encode(), digest_size=20).digest()
+    return hashlib.blake2b(buffer.getbuffer(), digest_size=20).digest()
 
 
 def cached(key: bytes | None, render: Callable[[], str]) -> str:

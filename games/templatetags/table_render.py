@@ -16,17 +16,33 @@ register = template.Library()
 
 
 class CachedIncludeNode(IncludeNode):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # included template name -> the lookups keyed (None: not cacheable); a node belongs to
+        # one compiled template, which the engine compiles again when its source changes
+        self._names: dict[str, tuple[str, ...] | None] = {}
+
+    def _keyed_names(self, context: Any, name: str) -> tuple[str, ...] | None:
+        if name not in self._names:
+            names = render_cache.template_names(context.template.engine.get_template(name))
+            # what the include is given (``with card=c``) is keyed whole: one value, not a
+            # lookup per field; pass it only what the partial shows
+            given = tuple(self.extra_context)
+            self._names[name] = (
+                None
+                if names is None
+                else (*given, *(path for path in names if path.split(".", 1)[0] not in given))
+            )
+        return self._names[name]
+
     def render(self, context: Any) -> str:
         name = self.template.resolve(context)
         if not isinstance(name, str):
             return super().render(context)
-        names = render_cache.template_names(context.template.engine.get_template(name))
+        names = self._keyed_names(context, name)
         if names is None:
             return super().render(context)
         values = {key: var.resolve(context) for key, var in self.extra_context.items()}
-        # what the include is given (``with card=c``) is keyed whole: one repr, not a lookup
-        # per field; pass it only what the partial shows
-        names = (*values, *(path for path in names if path.split(".", 1)[0] not in values))
 
         def get(key: str) -> Any:
             if key in values or self.isolated_context:
