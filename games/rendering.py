@@ -119,10 +119,11 @@ _EXTRA_KEYS = ("scores", "titles", "final_hands", "beans", "house")
 _faces: dict[tuple[str, str | None], dict[str, Any]] = {}
 
 
-def card_face(token: str) -> dict[str, Any]:
+def card_face(token: str, language: str | None = None) -> dict[str, Any]:
     """One card of §8.1 suited notation ("9h", "Ts", "SJ", "BJ") as template data (a fresh
-    dict: callers add keys; the translated labels are kept per language)."""
-    key = (token, get_language())
+    dict: callers add keys; the translated labels are kept per ``language``, the active one
+    by default)."""
+    key = (token, language or get_language())
     face = _faces.get(key)
     if face is None:
         face = _faces[key] = _card_face(token)
@@ -160,7 +161,8 @@ def _card_face(token: str) -> dict[str, Any]:
 def card_faces(text: str | None) -> list[dict[str, Any]]:
     if not text:
         return []
-    return [card_face(token) for token in text.split()]
+    language = get_language()
+    return [card_face(token, language) for token in text.split()]
 
 
 def _cards_short(text: str | None) -> str:

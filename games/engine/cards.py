@@ -14,6 +14,7 @@ ignored. Output is sorted ascending: ``format_ranks`` writes ``"33344"``, ``"2SJ
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import TypeAlias
 
 from games.engine.errors import CardsNotHeld, InvalidNotation
@@ -150,6 +151,7 @@ def format_ranks(ranks: Iterable[Rank]) -> str:
     return "".join(rank_name(rank) for rank in sorted(ranks))
 
 
+@cache  # a few hundred codes at most; every view and record formats them again and again
 def format_card(code: CardCode) -> str:
     rank = card_rank(code)
     suit = card_suit(code)
