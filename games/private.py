@@ -494,29 +494,46 @@ def may_see_session(session: TableSession, user: Any, codes: Any = ()) -> bool:
     return may_watch(session.table, user, codes)
 
 
-def private_context(*, table: Table, user: Any) -> dict[str, Any]:
-    """What the #table-club region shows: the table's private facts (the invite link only to
-    its players and host), pending swap requests, stand-up state, and the session's sheet."""
-    uid = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
-    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
-    mine = next((s for s in seats if uid is not None and s.user_id == uid), None)
-    asks_me = [s for s in seats if mine is not None and s.swap_with == mine.index and s.user_id]
+def club_facts(*, table: Table) -> dict[str, Any]:
+    """What #table-club shows every audience alike: the seats, the session's sheet, the next
+    deal's stakes and clocks (a push reads them once for all its audiences)."""
     session = table_session(table)
     turn, bid = _next_seconds(table)
     from games.services import table_stakes
 
     stakes = table_stakes(table)
     return {
-        "club_stake": f"{stakes.base_score}×{stakes.coefficient}",
+        "seats": list(Seat.objects.filter(table=table).select_related("user").order_by("index")),
+        "sheet": session_sheet(session) if session is not None else None,
+        "stake": f"{stakes.base_score}×{stakes.coefficient}",
+        "turn": turn,
+        "bid": bid,
+    }
+
+
+def private_context(
+    *, table: Table, user: Any, facts: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What the #table-club region shows: the table's private facts (the invite link only to
+    its players and host), pending swap requests, stand-up state, and the session's sheet.
+    ``facts``: ``club_facts`` of the table, when the caller has them."""
+    if facts is None:
+        facts = club_facts(table=table)
+    uid = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
+    seats = facts["seats"]
+    mine = next((s for s in seats if uid is not None and s.user_id == uid), None)
+    asks_me = [s for s in seats if mine is not None and s.swap_with == mine.index and s.user_id]
+    return {
+        "club_stake": facts["stake"],
         "club_private": table.is_private,
         "club_is_host": uid is not None and table.host_id == uid,
         "club_invite_code": table.invite_code if (mine is not None or table.host_id == uid) else "",
         "club_mine": mine,
         "club_asks_me": asks_me,
         "club_seats": seats,
-        "club_sheet": session_sheet(session) if session is not None else None,
-        "club_turn_seconds": turn,
-        "club_bid_seconds": bid,
+        "club_sheet": facts["sheet"],
+        "club_turn_seconds": facts["turn"],
+        "club_bid_seconds": facts["bid"],
     }
 
 
@@ -539,12 +556,14 @@ def save_invite(session: Any, code: Any) -> None:
 # player's request, and is pushed then, each audience its own rendering like the others.
 
 
-def render_club(*, table: Table, user: Any, hand_over: bool) -> str:
+def render_club(
+    *, table: Table, user: Any, hand_over: bool, facts: dict[str, Any] | None = None
+) -> str:
     from django.template.loader import render_to_string
 
     return render_to_string(
         "games/table/club.html",
-        {"table": table, "user": user, "hand_over": hand_over, "oob": True},
+        {"table": table, "user": user, "hand_over": hand_over, "club_facts": facts, "oob": True},
     )
 
 
@@ -571,6 +590,7 @@ def with_club(
             s.user_id: s.user
             for s in Seat.objects.filter(table=table, user__isnull=False).select_related("user")
         }
+    facts = club_facts(table=table) if club else None
     tail = "".join(notices or ())
     out = []
     for group, event in frames:
@@ -580,7 +600,7 @@ def with_club(
             if group != broadcast.public_group(table.pk):
                 uid = int(group.rsplit(".", 1)[-1])
                 user = users.get(uid)
-            extra = render_club(table=table, user=user, hand_over=hand_over) + tail
+            extra = render_club(table=table, user=user, hand_over=hand_over, facts=facts) + tail
         extended = {**event, "html": event.get("html", "") + extra}
         if "html_by_language" in event:
             extended["html_by_language"] = {

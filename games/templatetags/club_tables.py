@@ -1,5 +1,7 @@
-"""``{% club_panel table user as club %}``: the private-table and score-sheet facts of the
-#table-club region (games.private.private_context), for whichever audience renders it."""
+"""``{% club_panel table user facts as club %}``: the private-table and score-sheet facts of the
+#table-club region (games.private.private_context), for whichever audience renders it;
+``facts``: the audience-independent part when the caller read it once for several audiences
+(None: read here)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ register = template.Library()
 
 
 @register.simple_tag
-def club_panel(table: Any, user: Any) -> dict[str, Any]:
+def club_panel(table: Any, user: Any, facts: Any = None) -> dict[str, Any]:
     from games.private import private_context
 
     if table is None or getattr(table, "pk", None) is None:
         return {}
-    return private_context(table=table, user=user)
+    return private_context(table=table, user=user, facts=facts or None)
