@@ -42,18 +42,27 @@ def spectator_count(*, table_id: int) -> int:
     )
 
 
-def spectator_languages(*, table_id: int, seated_user_ids: Iterable[int]) -> set[str]:
-    """The languages the table's spectators read (each one's stored language, else the club's
-    default): a push renders the public view in these only, and not at all when nobody
-    watches. One query."""
+def push_languages(
+    *, table_id: int, seated_user_ids: Iterable[int]
+) -> tuple[dict[int, str], set[str]]:
+    """What one push of the table renders in, in one query: each seated player's language
+    (the one he stored, else the club's default), and the languages its spectators read (an
+    empty set when nobody watches: no public frame is rendered then)."""
     shipped = dict(settings.LANGUAGES)
-    stored = (
-        SpectatorPresence.objects.filter(table_id=table_id)
-        .exclude(user_id__in=list(seated_user_ids))
-        .values_list("user__club_settings__language", flat=True)
-        .distinct()
+    seated = set(seated_user_ids)
+    watching = SpectatorPresence.objects.filter(table_id=table_id).values("user_id")
+    rows = User.objects.filter(Q(pk__in=seated) | Q(pk__in=watching)).values_list(
+        "pk", "club_settings__language"
     )
-    return {language if language in shipped else settings.LANGUAGE_CODE for language in stored}
+    players: dict[int, str] = {}
+    spectators: set[str] = set()
+    for user_id, stored in rows:
+        language = stored if stored in shipped else settings.LANGUAGE_CODE
+        if user_id in seated:
+            players[user_id] = language
+        else:
+            spectators.add(language)
+    return players, spectators
 
 
 def tables_to_watch(*, limit: int = 30) -> list[Any]:

@@ -76,7 +76,7 @@ def audience_frames(
 ) -> list[tuple[str, dict[str, Any]]]:
     """(group, event) for every audience of the table's current state: read from the
     database, or ``known`` (what the service that just committed it holds)."""
-    from club.selectors import spectator_languages
+    from club.selectors import push_languages
     from games.rendering import render_audiences, table_snapshot
 
     if known is None:
@@ -91,14 +91,15 @@ def audience_frames(
     # Spectators share one group whatever they read: the public frame carries one rendering
     # per language its spectators read, and each socket sends its reader's. Read after the
     # table: a spectator who arrives later reads a state at least as new on connecting.
-    spoken = sorted(
-        spectator_languages(table_id=table.pk, seated_user_ids=[s.user_id for s in seated])
+    players, spectators = push_languages(
+        table_id=table.pk, seated_user_ids=[s.user_id for s in seated]
     )
+    spoken = sorted(spectators)
     htmls = render_audiences(
         table=table,
         hand=hand,
         audiences=[(seat.index, seat.user) for seat in seated] + [(None, None)] * len(spoken),
-        languages=[None] * len(seated) + spoken,
+        languages=[players.get(seat.user_id) for seat in seated] + spoken,
         snapshot=known,
     )
     frames: list[tuple[str, dict[str, Any]]] = []

@@ -20,11 +20,11 @@ from tests.games.table_helpers import (
 
 pytestmark = pytest.mark.django_db
 
-# table, hand, seats (+users), hand players, the players' languages, the spectators' languages:
-# the title ladder is in memory once read
-MAX_QUERIES_PER_PUSH = 6
+# table, hand, seats (+users), hand players, the players' and spectators' languages (one
+# query): the title ladder is in memory once read
+MAX_QUERIES_PER_PUSH = 5
 # after a move, the service hands its push what it just wrote: only the languages are read
-MAX_QUERIES_KNOWN = 2
+MAX_QUERIES_KNOWN = 1
 
 
 def _alone(table_id: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
