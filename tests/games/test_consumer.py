@@ -71,6 +71,26 @@ class TestConnect:
         assert 'id="table-seats"' in spectator.frames[0]
         await _close([first, second, spectator])
 
+    async def test_a_pushed_frame_does_not_wait_for_the_database_thread(self, monkeypatch):
+        """channels' dispatch would run close_old_connections in the database thread before
+        every handler: a pushed frame would queue behind the table's database work."""
+        import channels.consumer
+
+        hops = []
+
+        async def counted() -> None:
+            hops.append(1)
+
+        monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+        table_id, users, _ = await db(_setup)("qq5", 1)
+        sock = await Socket(users[0], table_id, "seat").open()
+        assert await sock.quiet()
+        await db(services.hand_start)(table_id=table_id)
+        (deal,) = await sock.expect(1)
+        assert 'id="table-hand"' in deal
+        assert hops == []
+        await sock.close()
+
     async def test_anonymous_is_closed_4401(self):
         from ddz_site.asgi import application
 
