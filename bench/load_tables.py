@@ -87,9 +87,10 @@ def prepare_database(args: argparse.Namespace) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True
     )
-    import redis
+    if args.redis:
+        import redis
 
-    redis.Redis.from_url(args.redis).flushdb()
+        redis.Redis.from_url(args.redis).flushdb()
 
 
 def make_tables(count: int, *, start: int) -> list[tuple[int, list[str]]]:
@@ -487,11 +488,18 @@ def main() -> int:
     parser.add_argument(
         "--database", default="postgres://postgres@127.0.0.1:5432/ddz_bench", help="dropped!"
     )
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/9", help="flushed!")
+    parser.add_argument(
+        "--redis",
+        default="redis://127.0.0.1:6379/9",
+        help="flushed! '' for the in-memory channel layer (one process only)",
+    )
     args = parser.parse_args()
+    if not args.redis and args.processes > 1:
+        parser.error("several processes share the Redis channel layer: give --redis")
     args._made = 0
 
-    print(f"preparing {args.database} and {args.redis} ...", flush=True)
+    layer = args.redis or "the in-memory channel layer"
+    print(f"preparing {args.database} and {layer} ...", flush=True)
     prepare_database(args)
     _django(args)
     from tests.reliability.harness import Server, free_port
