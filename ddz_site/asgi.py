@@ -10,17 +10,19 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ddz_site.settings")
 # Django must be set up before anything imports models (consumers in the routing module).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from ddz_site.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
+        # the session is read lazily; the table consumer finds its user after accepting the
+        # handshake (games/consumers.py)
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

@@ -1,4 +1,4 @@
-"""Websocket routes; asgi.py wires this list behind the origin check and the session auth."""
+"""Websocket routes; asgi.py wires this list behind the origin check and the session."""
 
 from __future__ import annotations
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib import auth
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -88,16 +91,37 @@ def _autoplay(table_id: int, user: Any, intent: Intent) -> None:
     _retrying(call)
 
 
-def _table_exists(table_id: int, user: Any = None, session: Any = None) -> bool:
-    """The table exists and this user may watch it (a private table: players, host, and code
-    holders when spectators are allowed; others are told it does not exist)."""
+@dataclass(frozen=True)
+class _Admission:
+    user: Any
+    language: str = ""
+    refused: int | None = None  # the close code
+
+
+def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
+    """Who the socket is (its session's user, unless the scope already names one), whether the
+    table exists and he may watch it (a private table: players, host, and code holders when
+    spectators are allowed; others are told it does not exist), and the language he reads.
+    One turn of the database thread for all of it."""
+    session = scope.get("session")
+    user = scope.get("user")
+    if user is None and session is not None:
+        user = auth.get_user(SimpleNamespace(session=session))
+    if user is None or not user.is_authenticated:
+        return _Admission(user=user, refused=CLOSE_UNAUTHENTICATED)
     table = selectors.table_get(table_id=table_id)
-    if table is None:
-        return False
     from games.private import may_watch
 
     codes = list(session.get("ddz_invites", [])) if session is not None else []
-    return may_watch(table, user, codes)
+    if table is None or not may_watch(table, user, codes):
+        return _Admission(user=user, refused=CLOSE_NO_TABLE)
+    headers = dict(scope.get("headers") or [])
+    language = club_services.player_language_settle(
+        user=user,
+        cookie=(scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME),
+        accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
+    )
+    return _Admission(user=user, language=language)
 
 
 class TableConsumer(AsyncWebsocketConsumer):
@@ -106,26 +130,20 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.joined: list[str] = []
-        self.user = self.scope.get("user")
+        # accepted before any database work: daphne drops a handshake the application has not
+        # answered in 5 s, and after a restart every tab of the club reconnects at once
         await self.accept()
-        if self.user is None or not self.user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
         try:
             self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         except (KeyError, TypeError, ValueError):
             await self.close(code=CLOSE_NO_TABLE)
             return
-        session = self.scope.get("session")  # read in the worker thread (a database load)
-        if not await database_sync_to_async(_table_exists)(self.table_id, self.user, session):
-            await self.close(code=CLOSE_NO_TABLE)
+        admission = await database_sync_to_async(_admit)(self.scope, self.table_id)
+        self.user = self.scope["user"] = admission.user
+        if admission.refused is not None:
+            await self.close(code=admission.refused)
             return
-        headers = dict(self.scope.get("headers") or [])
-        self.language = await database_sync_to_async(club_services.player_language_settle)(
-            user=self.user,
-            cookie=(self.scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME),
-            accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
-        )
+        self.language = admission.language
         broadcast.remember_server_loop(asyncio.get_running_loop())
         for group in (
             broadcast.public_group(self.table_id),

@@ -100,6 +100,27 @@ class TestConnect:
         assert connected
         assert (await comm.receive_output(timeout=5))["code"] == 4401
 
+    async def test_the_handshake_does_not_wait_for_the_database_thread(self):
+        """Daphne drops a handshake not accepted in 5 s: a busy database thread (a burst of
+        reconnects after a restart) must not hold the accept back."""
+        import asyncio
+        import threading
+
+        from ddz_site.asgi import application
+
+        table_id, _, _ = await db(_setup)("classic3", 1)
+        release = threading.Event()
+        busy = asyncio.ensure_future(db(release.wait)(timeout=10))
+        await asyncio.sleep(0.05)
+        comm = WebsocketCommunicator(application, f"/ws/table/{table_id}/", headers=ORIGIN)
+        try:
+            connected, _ = await comm.connect(timeout=2)
+            assert connected
+        finally:
+            release.set()
+            await busy
+        assert (await comm.receive_output(timeout=5))["code"] == 4401
+
     async def test_session_user_connects_through_the_real_stack(self):
         from ddz_site.asgi import application
 
