@@ -5,8 +5,8 @@ Origin header each) play whole qq5 hands against daphne: one process, or two pro
 the Redis channel layer (the clients are split across them). The clients decide from what the
 server sends them only: the hand version of ``#table-status``, the forms of
 ``#table-controls``, the hints of the seat's own hand (``data-hints``: the server's legal
-plays, weakest first) and the choice buttons of the other phases. When a hand is over the
-bench deals the next one (the "Next hand" button's service, ``hand_start``).
+plays, weakest first) and the choice buttons of the other phases. When a hand is over a
+seated player presses "Next hand" (a POST to the first server, which deals and pushes).
 
 Modes: ``--pace human`` (each table acts once every 2 s) and ``--pace flat`` (each table acts as
 soon as all five tabs saw the previous update). Figures: actions/s, p50/p99/max from sending an
@@ -14,7 +14,8 @@ action to the arrival of the update at the last of the five tabs, errors (refusa
 sockets, timeouts), the servers' RSS growth per table, and ``manage.py audit_beans`` at the end.
 
 Everything runs against a throw-away PostgreSQL database (``--database``, dropped and migrated at
-the start) and a Redis database number of its own (flushed at the start). See bench/README.md.
+the start) and a Redis database number of its own (flushed at the start), or with ``--redis ''``
+one process on the in-memory channel layer. See bench/README.md.
 
   .venv/bin/python bench/load_tables.py --tables 200 --pace human --processes 1 --seconds 40
   .venv/bin/python bench/load_tables.py --pace flat --knee 1,5,10,20,40,80 --seconds 15
@@ -310,17 +311,34 @@ async def _wait(tabs: list[Tab], predicate: Any, *, timeout: float = 30.0) -> bo
     return True
 
 
+def _deal(url: str, table_id: int, session_key: str) -> None:
+    """A seated player's "Next hand" button: the server deals and pushes (through whatever
+    channel layer it has, the in-memory one included)."""
+    import urllib.request
+
+    secret = "b" * 32  # any: Django compares the header with the cookie's CSRF secret
+    request = urllib.request.Request(
+        f"{url}/table/{table_id}/deal/",
+        data=b"",
+        method="POST",
+        headers={
+            "Cookie": f"sessionid={session_key}; csrftoken={secret}",
+            "X-CSRFToken": secret,
+            "HX-Request": "true",
+        },
+    )
+    with contextlib.suppress(Exception):  # refused (a hand already dealt): the tabs go on
+        urllib.request.urlopen(request, timeout=30).read()
+
+
 def worker(payload: dict[str, Any]) -> dict[str, Any]:
     args = argparse.Namespace(**payload["args"])
     _django(args)
-    from channels.db import database_sync_to_async
+    deal_at = dict(zip((t for _, t, _ in payload["tables"]), payload["deal_urls"], strict=True))
 
-    from games import services
-
-    @database_sync_to_async
-    def start_hand(table_id: int) -> None:
-        with contextlib.suppress(Exception):
-            services.hand_start(table_id=table_id)
+    async def start_hand(table_id: int) -> None:
+        url, cookie = deal_at[table_id]
+        await asyncio.to_thread(_deal, url, table_id, cookie)
 
     stats: dict[str, Any] = {
         "latencies": [],
@@ -375,6 +393,7 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
     rss_before = sum(s.rss_kib() for s in servers)
     cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
     urls = [s.url for s in servers]
+    http_urls = [s.url.replace("ws://", "http://", 1) for s in servers]
     indexed = [(i, table_id, cookies) for i, (table_id, cookies) in enumerate(made)]
     groups = [indexed[i :: args.client_procs] for i in range(args.client_procs)]
     plain = {k: v for k, v in vars(args).items() if not k.startswith("_")}
@@ -383,6 +402,7 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
         {
             "args": plain,
             "tables": group,
+            "deal_urls": [(http_urls[0], cookies[0]) for _, _, cookies in group],
             "urls": urls,
             "pace": pace,
             "seconds": args.seconds,
