@@ -61,6 +61,9 @@ def _env(args: argparse.Namespace) -> dict[str, str]:
         "SECURE_PROXY_SSL_HEADER": "0",
         "DDZ_DEADLINE_POLL_SECONDS": "1",
         "LOG_LEVEL": "WARNING",
+        # flat out, one tab may send far more than the flood guard lets a person (10 a second)
+        "DDZ_WS_RATE_PER_SECOND": "1000",
+        "DDZ_WS_RATE_BURST": "1000",
     }
 
 
