@@ -29,6 +29,7 @@ import contextlib
 import json
 import multiprocessing as mp
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -233,7 +234,9 @@ async def run_table(
         return
     stats["connected"] += 1
     await start_hand(table_id)
-    next_at = time.perf_counter()
+    # tables keep their own rhythm, as a club's do: connects ramped at a step that divides
+    # the gap would otherwise line tables up to act at the same instant
+    next_at = time.perf_counter() + random.Random(table_id).uniform(0, HUMAN_GAP)
     played = False
     while time.perf_counter() < stop_at:
         if any(t.closed for t in tabs):
@@ -259,6 +262,9 @@ async def run_table(
             delay = next_at - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
+            if time.perf_counter() >= stop_at:
+                # the other tables are hanging up by now: their disconnects are no move's cost
+                break
             next_at = max(next_at + HUMAN_GAP, time.perf_counter())
         sent = int(frame["version"])
         marks = [len(t.arrivals) for t in tabs]
