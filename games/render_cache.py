@@ -7,7 +7,8 @@ on the context values its template can read, so each rendering is keyed by those
 the language) and kept in a bounded, process-wide LRU. The names are read from the compiled
 template, includes followed, with their whole lookup path (``status.deadline``, not all of
 ``status``), so a template edit that reads something else is keyed by it too. A template that
-could read the whole context (a ``takes_context`` tag, an include of a computed name) is never
+could read the whole context (a ``takes_context`` tag, an include of a computed name) or run
+code of its own (a project's simple or inclusion tag, which may read the database) is never
 cached.
 
 The cache holds renderings only; the state is always read from the database, and a process
@@ -50,6 +51,7 @@ class _Unshareable(Exception):
 
 def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
     from django.template import base as tbase
+    from django.template.library import InclusionNode, SimpleNode
     from django.template.loader_tags import IncludeNode
 
     if id(obj) in seen or obj is None or isinstance(obj, str | int | float | bool | bytes):
@@ -97,6 +99,9 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
             raise _Unkeyable(f"{module}.{type(obj).__name__}")
         if getattr(obj, "takes_context", False):
             raise _Unkeyable(type(obj).__name__)
+        if isinstance(obj, SimpleNode | InclusionNode):
+            # a project's tag runs code of its own: it may read what no context value shows
+            raise _Unkeyable(f"tag {getattr(obj.func, '__name__', '?')}")
     fields = dict(getattr(obj, "__dict__", {}))
     for cls in type(obj).__mro__:
         for slot in getattr(cls, "__slots__", ()):
