@@ -27,8 +27,10 @@ from django.utils.translation import gettext as _
 
 from games.engine.cards import parse_cards, ranks_of
 from games.engine.combos import BOMB_KINDS, classify
+from games.engine.flows import flow_for
 from games.engine.hand import legal_actions
 from games.engine.state import HandState
+from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 
 REGIONS = ("status", "seats", "trick", "hand", "controls", "result")
@@ -290,8 +292,8 @@ def _choice_buttons(view: dict[str, Any]) -> list[dict[str, Any]]:
             label = _("Reveal identity") if value else _("Give up")  # 亮出身份 / 放弃
             style = "primary" if value else "secondary"
         elif act == "double":
-            followed = any(d for d in doubles if d)
-            if view["variant"] == "classic3" and followed:
+            variant = find_variant(view["variant"], **(view.get("options") or {}))
+            if flow_for(variant).doubles_in_turn and any(d for d in doubles if d):
                 label = _("Follow the double") if value else _("Don't follow")  # 跟加倍 / 不跟
             else:
                 label = _("Double") if value else _("Don't double")  # 加倍 / 不加倍
@@ -776,8 +778,6 @@ def table_context(
     room = table.room
     infos, count = _seat_infos(table, user, snapshot.seats)
     if hand is None:
-        from games.engine.variants import find_variant
-
         seat_count = count or find_variant(room.variant, **(room.options or {})).seats
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
     else:

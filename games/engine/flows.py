@@ -76,6 +76,8 @@ class Flow:
     partners_see_hands: ClassVar[bool] = False
     # decision windows fixed by the rules, in seconds (new5 grab and partner: 10 s, §2.5)
     fixed_windows: ClassVar[dict[str, int]] = {}
+    # 加倍 asked one seat after another, so a later double follows an earlier one (跟加倍)
+    doubles_in_turn: ClassVar[bool] = False
 
     def start(self, state: HandState) -> HandState:
         raise NotImplementedError
@@ -449,6 +451,7 @@ class New5Flow(Flow):
 class Classic3Flow(Flow):
     phase_acts = {PHASE_BID: BID, PHASE_DOUBLE: DOUBLE}
     hidden_partner = False
+    doubles_in_turn = True
 
     def start(self, state: HandState) -> HandState:
         n = state.seats
