@@ -23,7 +23,7 @@ import pickle
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from typing import Any
 
 from django.db.models import Model
@@ -36,6 +36,8 @@ CACHE_SIZE = 20_000
 
 _names_cache: weakref.WeakKeyDictionary[Any, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
 _names_lock = threading.Lock()
+# the templates whose names this thread is collecting (an include of one of them is a cycle)
+_expanding = threading.local()
 _renderings: OrderedDict[bytes, str] = OrderedDict()
 _renderings_lock = threading.Lock()
 
@@ -85,12 +87,13 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
             raise _Unkeyable("include of a computed name")
         from django.template.loader import get_template
 
+        included = template_names(get_template(literal).template)
+        if included is None:
+            raise _Unkeyable(f"include of {literal}")
         # inside the include, its ``with`` names are its own (keyed by what they are given,
         # collected below); with ``only`` nothing else of the context reaches it
-        included: set[str] = set()
-        _collect_names(get_template(literal).template, included, set())
         if not obj.isolated_context:
-            names.update(_unbound(included, set(obj.extra_context)))
+            names.update(unbound(included, obj.extra_context))
     else:
         module = type(obj).__module__ or ""
         if not module.startswith(("django.template", "django.templatetags", "django.contrib")):
@@ -114,7 +117,7 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
             continue
         _collect_names(value, inner if scope and key in scope[0] else names, seen)
     if scope:
-        names.update(_unbound(inner, scope[1]))
+        names.update(unbound(inner, scope[1]))
 
 
 def _scope(obj: Any) -> tuple[tuple[str, ...], set[str]] | None:
@@ -132,8 +135,9 @@ def _scope(obj: Any) -> tuple[tuple[str, ...], set[str]] | None:
     return None
 
 
-def _unbound(paths: set[str], bound: set[str]) -> set[str]:
-    return {path for path in paths if path.split(".", 1)[0] not in bound}
+def unbound(paths: Iterable[str], bound: Container[str]) -> tuple[str, ...]:
+    """The ``paths`` (in their order) that do not start at one of the ``bound`` names."""
+    return tuple(path for path in paths if path.split(".", 1)[0] not in bound)
 
 
 def template_names(inner: Any) -> tuple[str, ...] | None:
@@ -142,6 +146,12 @@ def template_names(inner: Any) -> tuple[str, ...] | None:
     with _names_lock:
         if inner in _names_cache:
             return _names_cache[inner]
+    # by source: a loader without a cache compiles a new template for every include
+    origin = getattr(inner.origin, "name", None)
+    expanding = _expanding.__dict__.setdefault("origins", set())
+    if origin in expanding:
+        return None  # it includes itself: what it reads depends on how deep it goes
+    expanding.add(origin)
     names: set[str] = set(ALWAYS_KEYED)
     try:
         _collect_names(inner.nodelist, names, set())
@@ -151,6 +161,8 @@ def template_names(inner: Any) -> tuple[str, ...] | None:
         )
     except _Unkeyable:
         found = None
+    finally:
+        expanding.discard(origin)
     with _names_lock:
         _names_cache[inner] = found
     return found

@@ -29,9 +29,7 @@ class CachedIncludeNode(IncludeNode):
             # lookup per field; pass it only what the partial shows
             given = tuple(self.extra_context)
             self._names[name] = (
-                None
-                if names is None
-                else (*given, *(path for path in names if path.split(".", 1)[0] not in given))
+                None if names is None else (*given, *render_cache.unbound(names, given))
             )
         return self._names[name]
 

@@ -57,3 +57,20 @@ def test_cached_renders_once_per_key():
     assert render_cache.cached(b"k", render) == render_cache.cached(b"k", render) == "html"
     assert render_cache.cached(None, render) == "html"
     assert len(calls) == 2
+
+
+def test_a_template_that_includes_itself_is_not_keyed(settings):
+    """What a recursive include reads depends on how deep it goes; collecting its names must
+    end, and give none."""
+    tree = "{{ node.name }}{% for node in node.children %}{% include 'tree.html' %}{% endfor %}"
+    settings.TEMPLATES = [
+        {
+            "BACKEND": "django.template.backends.django.DjangoTemplates",
+            "OPTIONS": {
+                "loaders": [("django.template.loaders.locmem.Loader", {"tree.html": tree})]
+            },
+        }
+    ]
+    from django.template.loader import get_template
+
+    assert render_cache.template_names(get_template("tree.html").template) is None
