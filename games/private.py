@@ -584,13 +584,8 @@ def with_club(
         return frames
     hand_over = selectors.table_active_hand(table=table) is None
     club = hand_over or force
-    users: dict[int, Any] = {}
-    if club:
-        users = {
-            s.user_id: s.user
-            for s in Seat.objects.filter(table=table, user__isnull=False).select_related("user")
-        }
     facts = club_facts(table=table) if club else None
+    users = {s.user_id: s.user for s in facts["seats"] if s.user_id} if facts else {}
     tail = "".join(notices or ())
     out = []
     for group, event in frames:
