@@ -341,8 +341,6 @@ def _deal(url: str, table_id: int, session_key: str) -> None:
 
 
 def worker(payload: dict[str, Any]) -> dict[str, Any]:
-    args = argparse.Namespace(**payload["args"])
-    _django(args)
     deal_at = dict(zip((t for _, t, _ in payload["tables"]), payload["deal_urls"], strict=True))
 
     async def start_hand(table_id: int) -> None:
@@ -405,11 +403,9 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
     http_urls = [s.url.replace("ws://", "http://", 1) for s in servers]
     indexed = [(i, table_id, cookies) for i, (table_id, cookies) in enumerate(made)]
     groups = [indexed[i :: args.client_procs] for i in range(args.client_procs)]
-    plain = {k: v for k, v in vars(args).items() if not k.startswith("_")}
     begin = time.time() + 1.0
     payloads = [
         {
-            "args": plain,
             "tables": group,
             "deal_urls": [(http_urls[0], cookies[0]) for _, _, cookies in group],
             "urls": urls,
