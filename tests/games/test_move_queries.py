@@ -12,15 +12,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import consumers, services
-from games.engine.hand import waiting_seats
 from games.intents import parse_frame
 from games.selectors import hand_state
 from tests.games.table_helpers import (
     active_hand,
-    client_action,
     frame_for_action,
     make_player,
     make_room,
+    next_move,
     seated_table,
 )
 
@@ -53,10 +52,10 @@ def table_users():
 
 
 def _next_move(table, users):
+    """The active hand, and the seat and action of its next human decision."""
     hand = active_hand(table)
-    state = hand_state(hand)
-    seat = next(s for s in waiting_seats(state) if s in users)
-    return hand, seat, client_action(state, seat)
+    seat, action = next_move(table.pk, set(users))
+    return hand, seat, action
 
 
 def test_a_move_over_a_socket_is_pinned(table_users):
