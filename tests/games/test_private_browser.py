@@ -26,8 +26,14 @@ pytestmark = pytest.mark.browser
 
 
 def _deal(page) -> None:
+    """Press "Next hand" as a player can: the end-of-hand panel, while it is open, is a dialog
+    over the page (over the controls' button too, depending on how tall the result is)."""
     page.wait_for_selector("#table-controls form[action$='/deal/'] button")
-    page.click("#table-controls form[action$='/deal/'] button")
+    in_panel = page.locator("#table-result .result-panel form[action$='/deal/'] button")
+    if in_panel.is_visible():
+        in_panel.click()
+    else:
+        page.click("#table-controls form[action$='/deal/'] button")
 
 
 @pytest.mark.timeout(400)
