@@ -19,7 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 from games import selectors
@@ -142,7 +142,7 @@ def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
         and loop.is_running()
         and (
             getattr(thread, "ddz_deadline_runner", False)
-            and type(layer).__name__ == "InMemoryChannelLayer"
+            and isinstance(layer, InMemoryChannelLayer)
         )
     ):
         # the in-memory layer lives in the server's loop: hand the send over to it

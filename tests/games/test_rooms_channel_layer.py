@@ -19,7 +19,7 @@ def test_layer_follows_the_environment():
         (host,) = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"]
         assert host["socket_timeout"] is None  # STACK.md: redis-py 8 pitfall
     else:
-        assert backend == "channels.layers.InMemoryChannelLayer"
+        assert backend == "ddz_site.layers.SweepingInMemoryChannelLayer"
 
 
 def test_asgi_routes_websockets_through_the_origin_check():
@@ -53,3 +53,40 @@ async def test_redis_receive_survives_more_than_six_idle_seconds():
     assert not waiting.done()  # no TimeoutError after redis-py's 5 s default
     await layer.send(channel, {"type": "late"})
     assert (await asyncio.wait_for(waiting, timeout=5))["type"] == "late"
+
+
+@pytest.mark.asyncio
+async def test_embedded_layer_sweeps_at_most_once_per_interval(monkeypatch):
+    from channels.layers import InMemoryChannelLayer
+
+    from ddz_site.layers import SweepingInMemoryChannelLayer
+
+    sweeps = []
+    monkeypatch.setattr(InMemoryChannelLayer, "_clean_expired", lambda self: sweeps.append(1))
+    layer = SweepingInMemoryChannelLayer(sweep_interval=3600)
+    channels = [await layer.new_channel() for _ in range(3)]
+    for channel in channels:
+        await layer.group_add("table.1.public", channel)
+    for n in range(5):
+        await layer.group_send("table.1.public", {"type": "table.html", "n": n})
+    for channel in channels:
+        for n in range(5):
+            assert (await layer.receive(channel))["n"] == n  # every member, in order
+    assert len(sweeps) == 1  # not one sweep per send and per receive
+
+
+@pytest.mark.asyncio
+async def test_embedded_layer_still_drops_expired_messages_and_full_queues():
+    from ddz_site.layers import SweepingInMemoryChannelLayer
+
+    layer = SweepingInMemoryChannelLayer(sweep_interval=0, expiry=0.05, capacity=2)
+    stale, full = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("g", stale)
+    await layer.send(stale, {"type": "old"})
+    await asyncio.sleep(0.1)
+    await layer.group_add("g", full)
+    for n in range(3):  # the third finds the queue full: dropped, no error
+        await layer.group_send("g", {"type": "new", "n": n})
+    assert [(await layer.receive(full))["n"] for _ in range(2)] == [0, 1]
+    # the expired message went, and its channel left the group, as channels' own layer does
+    assert stale not in layer.groups.get("g", {})
