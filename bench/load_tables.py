@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import multiprocessing as mp
 import os
 import random
@@ -155,6 +156,7 @@ class Tab:
         self.dropped = 0
         self.closed = False
         self.event = asyncio.Event()
+        self._decided: tuple[bytes, dict[str, Any] | None] = (b"", None)
 
     async def connect(self) -> None:
         import websockets
@@ -207,7 +209,10 @@ class Tab:
 
         if not self.last:
             return None
-        return Frame.parse(0.0, self.last.decode()).decide()
+        # the tables poll while they wait: parse each frame once, not at every poll
+        if self._decided[0] is not self.last:
+            self._decided = (self.last, Frame.parse(0.0, self.last.decode()).decide())
+        return self._decided[1]
 
 
 async def run_table(
@@ -216,12 +221,15 @@ async def run_table(
     urls: list[str],
     *,
     pace: str,
-    stop_at: float,
-    measure_from: float,
+    window: dict[str, float],
     stats: dict[str, Any],
     start_hand: Any,
+    settled: Any,
     delay: float = 0.0,
 ) -> None:
+    """One table's five tabs: connect, deal, then play until the measured ``window`` (opened
+    once every table of the run is ready) is over. ``settled()``: this table is ready, or
+    never will be."""
     tabs = [Tab(f"{urls[i % len(urls)]}/ws/table/{table_id}/", c) for i, c in enumerate(cookies)]
     await asyncio.sleep(delay)  # connects ramp up: daphne drops a handshake not accepted in 5 s
     try:
@@ -231,14 +239,17 @@ async def run_table(
         stats["errors"]["connect"] += 1
         if len(stats["samples"]) < 5:
             stats["samples"].append(f"connect: {error!r}"[:200])
+        settled()
         return
     stats["connected"] += 1
     await start_hand(table_id)
+    await _wait(tabs, lambda: all(t.version not in (None, -1) for t in tabs), timeout=300)
+    settled()
     # tables keep their own rhythm, as a club's do: connects ramped at a step that divides
     # the gap would otherwise line tables up to act at the same instant
     next_at = time.perf_counter() + random.Random(table_id).uniform(0, HUMAN_GAP)
     played = False
-    while time.perf_counter() < stop_at:
+    while time.perf_counter() < window["stop"]:
         if any(t.closed for t in tabs):
             stats["errors"]["closed"] += 1
             return
@@ -262,7 +273,7 @@ async def run_table(
             delay = next_at - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
-            if time.perf_counter() >= stop_at:
+            if time.perf_counter() >= window["stop"]:
                 # the other tables are hanging up by now: their disconnects are no move's cost
                 break
             next_at = max(next_at + HUMAN_GAP, time.perf_counter())
@@ -289,8 +300,7 @@ async def run_table(
             stats["errors"]["timeout"] += 1
             continue
         last = max(t.newer_at(sent, m) for t, m in zip(tabs, marks, strict=True))
-        stats["all_actions"] += 1
-        if t0 >= measure_from:
+        if t0 >= window["from"]:
             stats["latencies"].append(last - t0)
             stats["actions"] += 1
     for tab in tabs:
@@ -350,7 +360,6 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
     stats: dict[str, Any] = {
         "latencies": [],
         "actions": 0,
-        "all_actions": 0,
         "hands": 0,
         "connected": 0,
         "refused": 0,
@@ -358,29 +367,44 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
         "errors": {"connect": 0, "closed": 0, "timeout": 0, "refused": 0},
     }
 
+    # the measured window opens once every table of every worker is connected and dealt:
+    # until then the server also works through the connects (reported apart, as "ready")
+    window = {"from": math.inf, "stop": math.inf}
+    unsettled = [len(payload["tables"])]
+    all_settled = asyncio.Event()
+
+    def settled() -> None:
+        unsettled[0] -= 1
+        if unsettled[0] == 0:
+            all_settled.set()
+
+    async def open_window() -> None:
+        await all_settled.wait()
+        await asyncio.to_thread(payload["barrier"].wait)
+        stats["ready_after"] = time.time() - payload["begin"]
+        window["from"] = time.perf_counter() + payload["warmup"]
+        window["stop"] = window["from"] + payload["seconds"]
+        payload["opened"].set()
+
     async def main() -> None:
-        begin = payload["begin"]
-        while time.time() < begin:
+        while time.time() < payload["begin"]:
             await asyncio.sleep(0.01)
-        now = time.perf_counter()
-        ramp = payload["ramp"] * payload["total_tables"]
-        measure_from = now + ramp + payload["warmup"]
-        stop_at = measure_from + payload["seconds"]
         await asyncio.gather(
+            open_window(),
             *(
                 run_table(
                     table_id,
                     cookies,
                     payload["urls"],
                     pace=payload["pace"],
-                    stop_at=stop_at,
-                    measure_from=measure_from,
+                    window=window,
                     stats=stats,
                     start_hand=start_hand,
+                    settled=settled,
                     delay=payload["ramp"] * index,
                 )
                 for index, table_id, cookies in payload["tables"]
-            )
+            ),
         )
 
     asyncio.run(main())
@@ -398,12 +422,14 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
     args._made += tables
     connection.close()
     rss_before = sum(s.rss_kib() for s in servers)
-    cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
     urls = [s.url for s in servers]
     http_urls = [s.url.replace("ws://", "http://", 1) for s in servers]
     indexed = [(i, table_id, cookies) for i, (table_id, cookies) in enumerate(made)]
     groups = [indexed[i :: args.client_procs] for i in range(args.client_procs)]
     begin = time.time() + 1.0
+    context = mp.get_context("spawn")
+    manager = context.Manager()
+    shared = {"barrier": manager.Barrier(min(len(groups), tables)), "opened": manager.Event()}
     payloads = [
         {
             "tables": group,
@@ -413,20 +439,23 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
             "seconds": args.seconds,
             "warmup": args.warmup,
             "ramp": args.ramp,
-            "total_tables": tables,
             "begin": begin,
+            **shared,
         }
         for group in groups
         if group
     ]
-    with mp.get_context("spawn").Pool(len(payloads)) as pool:
+    with manager, context.Pool(len(payloads)) as pool:
         pending = pool.map_async(worker, payloads)
-        # memory while every table is connected and playing (the middle of the run)
-        time.sleep(1.0 + args.ramp * tables + args.warmup + args.seconds / 2)
+        shared["opened"].wait(timeout=args.ramp * tables + 900)
+        # server CPU and memory over the measured window only: not the connects before it
+        time.sleep(args.warmup)
+        cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
+        time.sleep(args.seconds / 2)
         rss_during = sum(s.rss_kib() for s in servers)
-        results = pending.get(timeout=args.ramp * tables + args.warmup + args.seconds + 180)
-    cpu_used = sum(_cpu_seconds(s.pid) for s in servers) - cpu_before
-    all_actions = sum(r["all_actions"] for r in results)
+        time.sleep(args.seconds / 2)
+        cpu_used = sum(_cpu_seconds(s.pid) for s in servers) - cpu_before
+        results = pending.get(timeout=300)
     latencies = sorted(x for r in results for x in r["latencies"])
     errors: dict[str, int] = {}
     for r in results:
@@ -454,7 +483,8 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
         "refusals": sum(r["refused"] for r in results),
         "errors": errors,
         "rss_kib_per_table": (rss_during - rss_before) / tables,
-        "cpu_ms_per_action": cpu_used * 1000 / all_actions if all_actions else float("nan"),
+        "cpu_ms_per_action": cpu_used * 1000 / actions if actions else float("nan"),
+        "ready_after": max(r.get("ready_after", math.nan) for r in results),
         "samples": [x for r in results for x in r["samples"]][:5],
     }
 
@@ -471,7 +501,8 @@ def show(row: dict) -> None:
     errors = ", ".join(f"{k} {v}" for k, v in row["errors"].items() if v) or "none"
     print(
         f"{row['processes']} proc  {row['pace']:5s} {row['tables']:4d} tables "
-        f"({row['connected']} connected): {row['actions_per_s']:7.1f} actions/s, "
+        f"({row['connected']} connected, ready after {row['ready_after']:.1f} s): "
+        f"{row['actions_per_s']:7.1f} actions/s, "
         f"p50 {row['p50_ms']:6.1f} ms, p99 {row['p99_ms']:6.1f} ms, max {row['max_ms']:6.1f} ms, "
         f"{row['hands_finished']} hands, refusals {row['refusals']}, errors: {errors}, "
         f"RSS +{row['rss_kib_per_table']:.0f} KiB/table, "
