@@ -12,6 +12,7 @@ group send puts the message on each member's queue directly.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -37,7 +38,6 @@ class SweepingInMemoryChannelLayer(InMemoryChannelLayer):
         self.require_valid_group_name(group)
         self._clean_expired()
         for channel in list(self.groups.get(group, ())):
-            try:
+            # as channels' layer: a full queue drops the message
+            with contextlib.suppress(ChannelFull):
                 await self.send(channel, message)
-            except ChannelFull:
-                pass  # as channels' layer: a full queue drops the message
