@@ -21,6 +21,7 @@ from club.models import (
     SpectatorPresence,
     Suspension,
 )
+from games.prepared import PreparedRead
 
 PERIODS = (7, 30)
 
@@ -42,6 +43,21 @@ def spectator_count(*, table_id: int) -> int:
     )
 
 
+def _at_table_languages(table_id: int) -> Any:
+    """(user id, stored language) of everyone seated at or watching the table: one shape
+    whatever the seats, so that it compiles once."""
+    from games.models import Seat
+
+    seated = Seat.objects.filter(table_id=table_id).values("user_id")
+    watching = SpectatorPresence.objects.filter(table_id=table_id).values("user_id")
+    return User.objects.filter(Q(pk__in=seated) | Q(pk__in=watching)).values_list(
+        "pk", "club_settings__language"
+    )
+
+
+_AT_TABLE_LANGUAGES = PreparedRead(_at_table_languages, "table_id")
+
+
 def push_languages(
     *, table_id: int, seated_user_ids: Iterable[int]
 ) -> tuple[dict[int, str], set[str]]:
@@ -50,13 +66,9 @@ def push_languages(
     empty set when nobody watches: no public frame is rendered then)."""
     shipped = dict(settings.LANGUAGES)
     seated = set(seated_user_ids)
-    watching = SpectatorPresence.objects.filter(table_id=table_id).values("user_id")
-    rows = User.objects.filter(Q(pk__in=seated) | Q(pk__in=watching)).values_list(
-        "pk", "club_settings__language"
-    )
     players: dict[int, str] = {}
     spectators: set[str] = set()
-    for user_id, stored in rows:
+    for user_id, stored in _AT_TABLE_LANGUAGES.rows(table_id=table_id):
         language = stored if stored in shipped else settings.LANGUAGE_CODE
         if user_id in seated:
             players[user_id] = language

@@ -19,6 +19,7 @@ from django.db.models import Count, Q, QuerySet
 from games.engine.record import replay
 from games.engine.state import HandState
 from games.models import Hand, HandPlayer, Room, Seat, Table
+from games.prepared import PreparedRead
 
 _CACHE_SIZE = 512
 _Key = tuple[int, int, str]
@@ -74,17 +75,36 @@ def hand_state_clear_cache() -> None:
 # --------------------------------------------------------------------------- tables
 
 
+# read on every move, connect and push: compiled once (games/prepared.py)
+_TABLE = PreparedRead(
+    lambda table_id: Table.objects.select_related("room").filter(pk=table_id).order_by()[:1],
+    "table_id",
+)
+_SEATS = PreparedRead(
+    lambda table_id: (
+        Seat.objects.filter(table_id=table_id).select_related("user").order_by("index")
+    ),
+    "table_id",
+)
+_ACTIVE_HAND = PreparedRead(
+    lambda table_id: Hand.objects.filter(table_id=table_id, status=Hand.Status.ACTIVE).order_by(
+        "-id"
+    )[:1],
+    "table_id",
+)
+
+
 def table_get(*, table_id: int) -> Table | None:
-    return Table.objects.select_related("room").filter(pk=table_id).first()
+    return _TABLE.first(table_id=table_id)
 
 
-def table_seats(*, table: Table) -> list[Seat]:
-    return list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+def table_seats(*, table: Table | int) -> list[Seat]:
+    """The table's seats in order, each with its user."""
+    return _SEATS.rows(table_id=table if isinstance(table, int) else table.pk)
 
 
 def table_active_hand(*, table: Table | int) -> Hand | None:
-    table_id = table if isinstance(table, int) else table.pk
-    return Hand.objects.filter(table_id=table_id, status=Hand.Status.ACTIVE).first()
+    return _ACTIVE_HAND.first(table_id=table if isinstance(table, int) else table.pk)
 
 
 def table_current_hand(*, table: Table | int) -> Hand | None:

@@ -53,6 +53,7 @@ from games.engine.state import (
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode, from_engine_error
 from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
+from games.prepared import PreparedRead
 
 if TYPE_CHECKING:
     from games.rendering import TableSnapshot
@@ -169,6 +170,24 @@ def _locked_table(*, skip_locked: bool = False, **lookup: Any) -> Table | None:
         return None
 
 
+# every move and connect locks its table: compiled once (games/prepared.py)
+_LOCKED_TABLE = PreparedRead(
+    lambda table_id: (
+        Table.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("room")
+        .filter(pk=table_id)
+        .order_by()[:1]
+    ),
+    "table_id",
+)
+_HOLDERS = PreparedRead(
+    lambda hand_id: (
+        HandPlayer.objects.filter(hand_id=hand_id).order_by("seat").values_list("seat", "user_id")
+    ),
+    "hand_id",
+)
+
+
 def _lock_table(
     table_id: Any, *, skip_locked: bool = False, missing: ErrorCode = ErrorCode.TABLE_NOT_FOUND
 ) -> Table | None:
@@ -177,8 +196,10 @@ def _lock_table(
         table_id = int(table_id)
     except (TypeError, ValueError):
         raise ActionRejected.of(missing) from None
-    table = _locked_table(pk=table_id, skip_locked=skip_locked)
-    if table is None and not skip_locked:
+    if skip_locked:
+        return _locked_table(pk=table_id, skip_locked=True)
+    table = _LOCKED_TABLE.first(table_id=table_id)
+    if table is None:
         raise ActionRejected.of(missing)
     return table
 
@@ -247,7 +268,7 @@ def _bump(table: Table) -> None:
 
 
 def _seats(table: Table) -> list[Seat]:
-    return list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+    return selectors.table_seats(table=table)
 
 
 def _is_suspended(user: User) -> bool:
@@ -744,8 +765,7 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
     holders: dict[int, int | None] = {}
     seat = None
     # by seat alone: the model's ordering by hand would join the hand table for nothing
-    players = HandPlayer.objects.filter(hand=hand).order_by("seat")
-    for index, user_id in players.values_list("seat", "user_id"):
+    for index, user_id in _HOLDERS.rows(hand_id=hand.pk):
         holders.setdefault(index, user_id)
         if seat is None and user_id == user.pk:
             seat = index
