@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -170,6 +171,18 @@ class TableConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"no handler for message type {message.get('type')!r}")
         await handler(message)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected:
+            # the tab closed while this frame was on its way (a push crossing a closing tab
+            # is routine): its disconnect is handled on its own, nothing is lost
+            logger.debug(
+                "table %s: frame for a closed socket dropped", getattr(self, "table_id", "?")
+            )
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "joined", []):

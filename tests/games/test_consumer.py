@@ -344,3 +344,27 @@ class TestLanguages:
         assert pushed and all("倍数" not in frame for frame in pushed)
         assert any("Multiplier" in frame for frame in pushed)
         await _close([*sockets.values(), english])
+
+
+@pytest.mark.asyncio
+async def test_a_push_crossing_a_closing_tab_is_dropped_without_an_error():
+    """daphne's protocol refuses a frame once the tab has gone (autobahn's Disconnected); the
+    consumer would otherwise die with "Exception inside application" on a routine close."""
+    from types import SimpleNamespace
+
+    from autobahn.exception import Disconnected
+
+    from games.consumers import TableConsumer
+
+    consumer = TableConsumer()
+    consumer.user = SimpleNamespace(pk=7)
+    consumer.language = "en"
+    sent = []
+
+    async def closed(message):
+        sent.append(message)
+        raise Disconnected("Attempt to send on a closed protocol")
+
+    consumer.base_send = closed
+    await consumer.table_html({"type": "table.html", "html": '<div id="table-status"></div>'})
+    assert sent and sent[0]["type"] == "websocket.send"
