@@ -244,10 +244,14 @@ async def run_table(
     stats["connected"] += 1
     await start_hand(table_id)
     await _wait(tabs, lambda: all(t.version not in (None, -1) for t in tabs), timeout=300)
-    # the answer to a resync queues behind every connect the server has yet to work through
-    mark = len(tabs[0].arrivals)
-    await tabs[0].ws.send(json.dumps({"intent": "resync"}))
-    await _wait(tabs, lambda: len(tabs[0].arrivals) > mark, timeout=300)
+    # a socket's frames are handled after its connect (admission, presence, first state), so
+    # the refusal of a probe tells that the server is done connecting it
+    for tab in tabs:
+        await tab.ws.send(json.dumps({"intent": "ready?"}))
+    await _wait(tabs, lambda: all(t.errors for t in tabs), timeout=300)
+    for tab in tabs:
+        tab.errors = 0
+        tab.error_texts.clear()
     settled()
     # tables keep their own rhythm, as a club's do: connects ramped at a step that divides
     # the gap would otherwise line tables up to act at the same instant

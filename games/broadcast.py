@@ -14,11 +14,14 @@ Called after commit only (``transaction.on_commit`` in games/services.py).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
@@ -149,6 +152,43 @@ def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
         asyncio.run_coroutine_threadsafe(_send_all(layer, frames), loop).result(timeout=10)
         return
     async_to_sync(_send_all)(layer, frames)
+
+
+_coalescing: set[int] = set()
+_coalescing_lock = threading.Lock()
+_coalesced_tasks: set[asyncio.Task[None]] = set()
+
+
+def push_coalesced(table_id: int, push: Callable[[], None]) -> None:
+    """Run ``push`` (a push of whatever state the table has when it runs) in the database
+    thread after the work already queued there, once for all the calls made for the table
+    until it starts. Without the server's loop (a command, a test's own thread) it runs now.
+
+    On a quiet server it runs at once. When every tab of a club reconnects after a restart,
+    the seats of a table come on line one after the other, each queued behind the connects of
+    the other tables: their pushes become one, which shows every seat that came back."""
+    loop = _server_loop
+    if loop is None or not loop.is_running():
+        push()
+        return
+    with _coalescing_lock:
+        if table_id in _coalescing:
+            return
+        _coalescing.add(table_id)
+
+    def started() -> None:
+        with _coalescing_lock:
+            _coalescing.discard(table_id)
+        push()
+
+    def schedule() -> None:
+        task = loop.create_task(database_sync_to_async(started)())
+        _coalesced_tasks.add(task)  # the loop keeps only a weak reference to a task
+        task.add_done_callback(_coalesced_tasks.discard)
+
+    # a context of its own: the calling thread's would tell asgiref that this task runs inside
+    # the database thread, which it then refuses to queue work for
+    loop.call_soon_threadsafe(schedule, context=contextvars.Context())
 
 
 def table_changed(table_id: int, *, known: TableSnapshot | None = None) -> None:

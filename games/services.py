@@ -210,12 +210,15 @@ def _broadcast_on_commit(
     notices: list[str] | None = None,
     club: bool = False,
     known: TableSnapshot | None = None,
+    coalesce: bool = False,
 ) -> None:
     """Push the table's state once after the outermost commit (once per transaction).
     ``notices`` (games.notify partials) and the #table-club region (between hands, or with
     ``club``) ride in the same frame of each audience, so one push stays one frame. ``known``:
     the table as the caller just wrote it (the push then reads only what it lacks); the last
-    call of a transaction decides, and a call without one has the push read everything."""
+    call of a transaction decides, and a call without one has the push read everything.
+    ``coalesce``: a push that carries nothing but the state (a seat coming on line) may be
+    one push with others of the table waiting to run (broadcast.push_coalesced)."""
     connection = transaction.get_connection()
     if connection.in_atomic_block:
         for entry in connection.run_on_commit:
@@ -224,11 +227,18 @@ def _broadcast_on_commit(
                 existing.ddz_notices.extend(notices or ())
                 existing.ddz_club = existing.ddz_club or club
                 existing.ddz_known = known
+                existing.ddz_coalesce = existing.ddz_coalesce and coalesce
                 return
 
-    def send() -> None:
-        from games import broadcast
+    from games import broadcast
 
+    def send() -> None:
+        if send.ddz_coalesce and not (send.ddz_notices or send.ddz_club or send.ddz_known):
+            broadcast.push_coalesced(table_id, push)
+        else:
+            push()
+
+    def push() -> None:
         try:
             known = send.ddz_known
             if known is not None:
@@ -251,6 +261,7 @@ def _broadcast_on_commit(
     send.ddz_notices = list(notices or ())  # type: ignore[attr-defined]
     send.ddz_club = club  # type: ignore[attr-defined]
     send.ddz_known = known  # type: ignore[attr-defined]
+    send.ddz_coalesce = coalesce  # type: ignore[attr-defined]
     transaction.on_commit(send)
 
 
@@ -593,7 +604,9 @@ def _presence(*, table_id: int, user: User, delta: int) -> Presence:
         pushed = was_online != (seat.connections > 0)
         if pushed:
             _bump(table)
-            _broadcast_on_commit(table.pk)
+            # after a restart every tab of the club reconnects at once: one push per table
+            # for the seats that came back while it waited, not one per seat
+            _broadcast_on_commit(table.pk, coalesce=True)
     return Presence(seated=True, pushed=pushed)
 
 
