@@ -456,6 +456,7 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
     with manager, context.Pool(len(payloads)) as pool:
         pending = pool.map_async(worker, payloads)
         shared["opened"].wait(timeout=args.ramp * tables + 900)
+        print(f"  every table ready: measuring after {args.warmup:g} s", flush=True)
         # server CPU and memory over the measured window only: not the connects before it
         time.sleep(args.warmup)
         cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
