@@ -151,13 +151,17 @@ def client_ip(scope: dict[str, Any]) -> str | None:
     return None
 
 
-def connection_record(*, table_id: int, user: Any, ip: str | None) -> None:
-    """Remember that ``user`` opened a socket of the table from ``ip`` (seated or not)."""
+def connection_record(
+    *, table_id: int, user: Any, ip: str | None, seated: bool | None = None
+) -> None:
+    """Remember that ``user`` opened a socket of the table from ``ip``; ``seated``: whether he
+    holds a seat there (read here when not given)."""
     if not ip or user is None or not getattr(user, "is_authenticated", False):
         return
-    from games.models import Seat
+    if seated is None:
+        from games.models import Seat
 
-    seated = Seat.objects.filter(table_id=table_id, user_id=user.pk).exists()
+        seated = Seat.objects.filter(table_id=table_id, user_id=user.pk).exists()
     try:
         with transaction.atomic():
             record, created = ConnectionRecord.objects.get_or_create(
@@ -174,8 +178,13 @@ def connection_record(*, table_id: int, user: Any, ip: str | None) -> None:
 def presence_open(*, table_id: int, user: Any, channel_name: str) -> None:
     if user is None or not getattr(user, "is_authenticated", False):
         return
-    SpectatorPresence.objects.update_or_create(
-        channel_name=channel_name, defaults={"table_id": table_id, "user_id": user.pk}
+    # one statement (an upsert): a socket's channel name is new, a stale row of a dead
+    # process with the same name is taken over
+    SpectatorPresence.objects.bulk_create(
+        [SpectatorPresence(table_id=table_id, user_id=user.pk, channel_name=channel_name)],
+        update_conflicts=True,
+        unique_fields=["channel_name"],
+        update_fields=["table", "user", "connected_at"],
     )
 
 

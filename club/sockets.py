@@ -20,7 +20,7 @@ def _opened(
     # the count leaves out seated users: a player's socket never changes it
     before = None if seated else selectors.spectator_count(table_id=table_id)
     services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
-    services.connection_record(table_id=table_id, user=user, ip=ip)
+    services.connection_record(table_id=table_id, user=user, ip=ip, seated=seated)
     if seated or selectors.spectator_count(table_id=table_id) == before:
         return None  # a seated player, or another tab of a spectator: nothing to show
     return broadcast.spectators_event(table_id)
