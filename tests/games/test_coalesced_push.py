@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from channels.db import database_sync_to_async
 
 from games import broadcast
 
@@ -23,16 +24,16 @@ async def test_pushes_waiting_for_the_same_table_run_once(monkeypatch):
     monkeypatch.setattr(broadcast, "_server_loop", asyncio.get_running_loop())
     ran: list[int] = []
 
-    def commits() -> None:  # in a thread, as a service's commits are
+    def commits() -> None:  # in the database thread, as a service's commits are
         for _ in range(3):
             broadcast.push_coalesced(1, lambda: ran.append(1))
         broadcast.push_coalesced(2, lambda: ran.append(2))
 
-    await asyncio.to_thread(commits)
+    await database_sync_to_async(commits)()
     await _settle(ran, 2)
     assert sorted(ran) == [1, 2]
     # a change after the push started has a push of its own
-    await asyncio.to_thread(broadcast.push_coalesced, 1, lambda: ran.append(1))
+    await database_sync_to_async(broadcast.push_coalesced)(1, lambda: ran.append(1))
     await _settle(ran, 3)
     assert sorted(ran) == [1, 1, 2]
 
