@@ -300,6 +300,10 @@ def _between_hands_seat(table_id: Any, user: Any) -> tuple[Table, list[Seat], Se
     return table, seats, mine
 
 
+# a seated player's open sockets: they follow him to another seat
+_PRESENCE_FIELDS = ("connections", "connected_at", "disconnected_at")
+
+
 def seat_move(*, table_id: Any, user: User, seat_index: Any) -> Seat:
     """Move to a free seat between hands."""
     with _write():
@@ -309,9 +313,13 @@ def seat_move(*, table_id: Any, user: User, seat_index: Any) -> Seat:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
         if not target.is_empty:
             raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
+        # his tabs stay open (no reload): the new seat keeps their count and times
+        presence = {field: getattr(mine, field) for field in _PRESENCE_FIELDS}
         _vacate(mine)
         target.user = user
-        target.save(update_fields=["user"])
+        for field, value in presence.items():
+            setattr(target, field, value)
+        target.save(update_fields=["user", *_PRESENCE_FIELDS])
         _bump(table)
         _broadcast_on_commit(table.pk)
     return target
@@ -340,7 +348,7 @@ def seat_accept_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
         if other is None or other.user_id is None or other.swap_with != mine.index:
             raise ActionRejected.of(ErrorCode.NO_SWAP_REQUEST)
         mine_user, other_user = mine.user, other.user
-        fields = ["connections", "connected_at", "disconnected_at"]
+        fields = _PRESENCE_FIELDS
         mine_state = [getattr(mine, f) for f in fields]
         other_state = [getattr(other, f) for f in fields]
         mine.user = None

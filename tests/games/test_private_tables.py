@@ -244,6 +244,22 @@ class TestSeats:
         assert Seat.objects.get(table=table, index=4).user == friend
         assert Seat.objects.get(table=table, index=1).is_empty
 
+    def test_a_move_keeps_the_players_open_sockets(self):
+        """His tab stays open (no reload): the new seat counts it, so the host cannot remove
+        him as idle and he is not offline for the disconnect grace."""
+        table, host, friend = self._two()
+        Seat.objects.filter(table=table, user=friend).update(connections=2)
+        private.seat_move(table_id=table.pk, user=friend, seat_index=4)
+        moved = Seat.objects.get(table=table, index=4)
+        assert (moved.connections, moved.disconnected_at) == (2, None)
+        rejected(
+            ErrorCode.SEAT_NOT_IDLE,
+            private.table_remove_seat,
+            table_id=table.pk,
+            user=host,
+            seat_index=4,
+        )
+
     def test_removing_an_idle_seat_is_refused_mid_hand(self):
         table, host, friend = self._two()
         services.table_fill_with_bots(table_id=table.pk, user=host)
