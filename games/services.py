@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -158,27 +159,27 @@ def _write() -> Iterator[None]:
         raise ActionRejected.of(ErrorCode.CONFLICT, detail=str(error)) from error
 
 
+def _locking_tables(*, skip_locked: bool = False) -> QuerySet[Table]:
+    """Tables with their room, each row read locked (PostgreSQL: FOR NO KEY UPDATE; SQLite
+    serialises writers itself)."""
+    return Table.objects.select_for_update(
+        no_key=True, of=("self",), skip_locked=skip_locked
+    ).select_related("room")
+
+
 def _locked_table(*, skip_locked: bool = False, **lookup: Any) -> Table | None:
-    """The table matching ``lookup``, with its room, its row locked (PostgreSQL: FOR NO KEY
-    UPDATE; SQLite serialises writers itself); None when there is none, or with
+    """The table matching ``lookup``, its row locked; None when there is none, or with
     ``skip_locked`` when another writer holds it. ``get`` rather than ``first``: the model's
     ordering by room would cost a join and a sort for one row."""
-    qs = Table.objects.select_for_update(no_key=True, of=("self",), skip_locked=skip_locked)
     try:
-        return qs.select_related("room").get(**lookup)
+        return _locking_tables(skip_locked=skip_locked).get(**lookup)
     except Table.DoesNotExist:
         return None
 
 
-# every move and connect locks its table: compiled once (games/prepared.py)
+# every move and connect locks its table by id: compiled once (games/prepared.py)
 _LOCKED_TABLE = PreparedRead(
-    lambda table_id: (
-        Table.objects.select_for_update(no_key=True, of=("self",))
-        .select_related("room")
-        .filter(pk=table_id)
-        .order_by()[:1]
-    ),
-    "table_id",
+    lambda table_id: _locking_tables().filter(pk=table_id).order_by()[:1], "table_id"
 )
 _HOLDERS = PreparedRead(
     lambda hand_id: (
