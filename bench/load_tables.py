@@ -433,11 +433,11 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
     urls = [s.url for s in servers]
     http_urls = [s.url.replace("ws://", "http://", 1) for s in servers]
     indexed = [(i, table_id, cookies) for i, (table_id, cookies) in enumerate(made)]
-    groups = [indexed[i :: args.client_procs] for i in range(args.client_procs)]
+    groups = [g for i in range(args.client_procs) if (g := indexed[i :: args.client_procs])]
     begin = time.time() + 1.0
     context = mp.get_context("spawn")
     manager = context.Manager()
-    shared = {"barrier": manager.Barrier(min(len(groups), tables)), "opened": manager.Event()}
+    shared = {"barrier": manager.Barrier(len(groups)), "opened": manager.Event()}
     payloads = [
         {
             "tables": group,
@@ -451,7 +451,6 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
             **shared,
         }
         for group in groups
-        if group
     ]
     with manager, context.Pool(len(payloads)) as pool:
         pending = pool.map_async(worker, payloads)
