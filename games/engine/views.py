@@ -14,6 +14,7 @@ deciding in a simultaneous step whose participants are secret (qq5 reveal, new5 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from games.engine.cards import format_card, format_cards, format_ranks
@@ -33,13 +34,15 @@ from games.engine.state import (
 __all__ = ["public_view", "view_for"]
 
 
+@lru_cache(maxsize=8192)
+def _play_text(p: PlayRecord) -> tuple[str, str]:
+    # every view of every audience lists the whole hand's plays again: format each play once
+    return format_cards(p.cards), format_ranks(p.combo.ranks)
+
+
 def _play_json(p: PlayRecord) -> dict[str, Any]:
-    return {
-        "seat": p.seat,
-        "cards": format_cards(p.cards),
-        "kind": p.combo.kind,
-        "ranks": format_ranks(p.combo.ranks),
-    }
+    cards, ranks = _play_text(p)
+    return {"seat": p.seat, "cards": cards, "kind": p.combo.kind, "ranks": ranks}
 
 
 def _knows_partner(state: HandState, seat: int | None) -> bool:
