@@ -27,6 +27,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from typing import Any
 
 from django.db.models import Model
+from django.template import Context
 from django.utils.translation import get_language
 
 # read by the {% csrf_token %} tag, not as a variable of the template
@@ -174,6 +175,10 @@ def _under_any(path: str, names: set[str]) -> bool:
 
 
 _MISSING = object()
+# The context entry that names the rendering's language, read by every key of a push's many
+# partials instead of asking Django each time (a slow lookup). Templates cannot read it: no
+# template variable starts with an underscore.
+LANGUAGE_KEY = "_memo_language"
 
 
 def _step(value: Any, part: str) -> Any:
@@ -278,12 +283,21 @@ def cached(key: bytes | None, render: Callable[[], str]) -> str:
 
 
 def render_template(template: Any, context: dict[str, Any], *, name: str) -> str:
-    """``template.render(context)`` (a backend template), reusing an identical rendering."""
+    """``template.render(context)`` (a backend template), reusing an identical rendering.
+    The context may name its language under ``LANGUAGE_KEY`` (the active one)."""
     names = template_names(template.template)
     if names is None:
-        return template.render(context)
-    key = memo_key(context.get, names, scope=name)
-    return cached(key, lambda: template.render(context))
+        return _render(template, context)
+    key = memo_key(context.get, names, scope=name, language=context.get(LANGUAGE_KEY))
+    return cached(key, lambda: _render(template, context))
+
+
+def _render(template: Any, context: dict[str, Any]) -> str:
+    # Numbers print as str() prints them: with thousands grouping off (the settings' default)
+    # that is what localising them gives, after a format lookup per number. A partial that
+    # wants grouping asks for it (``intcomma``).
+    engine = template.backend.engine
+    return template.template.render(Context(context, autoescape=engine.autoescape, use_l10n=False))
 
 
 def clear() -> None:

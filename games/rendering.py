@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -191,31 +191,38 @@ def _role_label(variant: str, role: str) -> str:
 
 
 def _seat_roles(view: dict[str, Any], seat: int) -> tuple[str | None, list[str]]:
-    """(role key, role badges) of ``seat`` as the view's audience knows it."""
-    variant = view["variant"]
-    badges: list[str] = []
+    """(role key, role badges) of ``seat`` as the view's audience knows the others' roles. A
+    role only its holder knows (a farmer of a hand whose partner is hidden) is not on his
+    panel, which every audience that knows the same is sent alike, but in his hand region
+    (``_own_role``)."""
     landlord = view.get("landlord")
     partner = view.get("partner")
     teams = view.get("teams") or {}
-    me = view.get("seat")
     role: str | None = None
     if landlord is None:
-        return None, badges
+        return None, []
     if seat == landlord:
         role = "landlord"
     elif partner is not None and seat == partner:
         role = "partner"
     elif teams.get("complete") and seat in teams.get("farmer", []):
         role = "farmer"
-    if seat == me and view.get("role"):
-        role = view["role"]
-    if role is not None:
-        badges.append(_role_label(variant, role))
+    return role, _role_badges(view, role)
+
+
+def _own_role(view: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """The role the view's seat knows it holds, with its badges."""
+    role = view.get("role")
+    return role, _role_badges(view, role)
+
+
+def _role_badges(view: dict[str, Any], role: str | None) -> list[str]:
+    if role is None:
+        return []
+    badges = [_role_label(view["variant"], role)]
     if role == "landlord" and view.get("solo"):
         badges.append(str(_("Solo landlord")))  # 独地主
-    if role == "partner" and seat == me and partner is None:
-        badges.append(str(_("only you know")))
-    return role, badges
+    return badges
 
 
 def _seat_decisions(view: dict[str, Any], seat: int) -> list[str]:
@@ -233,12 +240,6 @@ def _seat_decisions(view: dict[str, Any], seat: int) -> list[str]:
         if grab["seat"] == seat:
             notes.append(_("Grab %(card)s") % {"card": _cards_short(grab["card"])})
     return notes
-
-
-def _positions(n: int, me: int | None) -> list[int]:
-    """Screen position of each seat: 0 = bottom (you), then counter-clockwise (turn order)."""
-    base = 0 if me is None else me
-    return [(seat - base) % n for seat in range(n)]
 
 
 # --------------------------------------------------------------------------- context
@@ -353,7 +354,8 @@ def screen_context(
 ) -> dict[str, Any]:
     """Everything the region templates need, from one audience's view dict.
 
-    ``state`` is used only for the hint plays of the view's own seat. ``now`` (default: the
+    ``state`` is used only for the hint plays of the view's own seat and to tell whether the
+    bottom it shows is public. ``now`` (default: the
     clock) is the server time the page's countdown is set by; a push gives every audience the
     same one.
     """
@@ -393,10 +395,10 @@ def screen_context(
             "is_top": top is not None and top["seat"] == seat,
         }
 
-    seat_rows = _seat_rows(seats, n, me, in_play)
+    seat_rows = _seat_rows(seats, n, in_play)
 
     names = {
-        row["index"]: (row["info"].name or _("Seat %(n)s") % {"n": row["number"]})
+        row["index"]: (row["info"]["name"] or _("Seat %(n)s") % {"n": row["number"]})
         for row in seat_rows
     }
     trick = [
@@ -427,6 +429,13 @@ def screen_context(
     for i, card in enumerate(hand_cards):
         card["key"] = f"{card['code']}-{i}"
     hints = _hints(state, view) if my_turn else []
+    my_role, my_role_badges = _own_role(view)
+    # a bottom the landlord took face down is his alone: his hand region shows it, so that the
+    # status region is the same for every viewer
+    bottom = view.get("bottom")
+    own_bottom = None
+    if state is not None and not state.bottom_public and me == view.get("landlord"):
+        bottom, own_bottom = None, bottom
 
     plays = view.get("plays") or []
     bombs = [p for p in plays if p["kind"] in BOMB_KINDS]
@@ -499,14 +508,13 @@ def screen_context(
         "marked": None if marked is None else card_face(marked),
         "partner_mode": partner_mode,
         "partner_mode_label": str(PARTNER_LABELS.get(partner_mode, "")) if partner_mode else "",
-        "bottom": card_faces(view.get("bottom")),
+        "bottom": card_faces(bottom),
         "deadline": deadline,
         "now": _deadline_iso(now or timezone.now()),
         "seconds": seconds,
         "bombs": len(bombs),
         "grab_count": view.get("grab_count"),
         "waiting_names": [names[s] for s in sorted(waiting) if s in names],
-        "to_act_you": my_turn,
     }
     return {
         "table_id": table_id,
@@ -523,9 +531,12 @@ def screen_context(
         "top": top_ctx,
         "leading": my_turn and phase == "play" and top is None,
         "hand_cards": hand_cards,
+        "my_role": my_role,
+        "my_role_badges": my_role_badges,
         # cards per row on a phone: one row up to 18 cards, else two even rows
         "hand_rows_m": len(hand_cards) if len(hand_cards) <= 18 else -(-len(hand_cards) // 2),
         "partner_hand": card_faces(view.get("partner_hand")),
+        "own_bottom": card_faces(own_bottom),
         "hints_json": json.dumps(hints),
         "my_turn": my_turn,
         "can_play": my_turn and "play" in legal,
@@ -557,13 +568,12 @@ def _fmt_fraction(value: Fraction) -> str:
 def _seat_rows(
     seats: Sequence[SeatInfo],
     n: int,
-    me: int | None,
     in_play: Callable[[int], dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each seat's panel in screen order (yours first, then in turn order: the panels' place
-    on the felt); ``in_play(seat)``: what a hand in play adds (cards left, roles, last play,
-    the clock)."""
-    positions = _positions(n, me)
+    """Each seat's panel, in seat order whoever looks: the page places them (the viewer's at
+    the bottom) from the hand region's ``data-pov``, so every audience that knows the same of
+    the seats is sent the same panels. ``in_play(seat)``: what a hand in play adds (cards left,
+    roles, last play, the clock)."""
     infos = {s.index: s for s in seats}
     rows = []
     for seat in range(n):
@@ -572,9 +582,9 @@ def _seat_rows(
             {
                 "index": seat,
                 "number": seat + 1,
-                "info": info,
+                # its fields as a plain dict: the rendering memo keys a dict many times faster
+                "info": vars(info),
                 "empty": info.name is None,
-                "is_you": seat == me,
                 "count": None,
                 "role": None,
                 "role_badges": [],
@@ -590,13 +600,12 @@ def _seat_rows(
                 **(in_play(seat) if in_play is not None else {}),
             }
         )
-    rows.sort(key=lambda row: positions[row["index"]])
     return rows
 
 
 def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None) -> dict[str, Any]:
     """A table between hands (or before the first): seats only."""
-    rows = _seat_rows(seats, seat_count, me)
+    rows = _seat_rows(seats, seat_count)
     return {
         "view": None,
         "me": me,
@@ -635,6 +644,15 @@ class TableSnapshot:
     state: HandState | None
     extras: dict[str, Any]
     now: datetime.datetime
+    # language -> the seat panels' facts (their titles are translated), built once per push
+    _infos: dict[str, tuple[list[SeatInfo], int]] = field(default_factory=dict, repr=False)
+
+    def seat_infos(self) -> tuple[list[SeatInfo], int]:
+        """Who sits where, in the active language, and how many seats the table has."""
+        language = get_language()
+        if language not in self._infos:
+            self._infos[language] = _seat_infos(self.seats)
+        return self._infos[language]
 
 
 def table_snapshot(
@@ -675,14 +693,9 @@ def table_snapshot(
     )
 
 
-def _seat_infos(
-    table: Any, user: Any, rows: Sequence[Any] | None = None
-) -> tuple[list[SeatInfo], int]:
+def _seat_infos(rows: Sequence[Any]) -> tuple[list[SeatInfo], int]:
     from accounts.selectors import title_for
-    from games.models import Seat
 
-    if rows is None:
-        rows = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
     infos = []
     for row in rows:
         u = row.user
@@ -776,7 +789,7 @@ def table_context(
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     room = table.room
-    infos, count = _seat_infos(table, user, snapshot.seats)
+    infos, count = snapshot.seat_infos()
     if hand is None:
         seat_count = count or find_variant(room.variant, **(room.options or {})).seats
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
@@ -847,11 +860,13 @@ def render_regions_shared(contexts: Sequence[dict[str, Any]], *, oob: bool = Tru
     from games import render_cache
 
     out: list[list[str]] = [[] for _ in contexts]
+    language = get_language()
     for name in REGIONS:
         path = f"games/table/{name}.html"
         template = get_template(path)
         for i, ctx in enumerate(contexts):
-            out[i].append(render_cache.render_template(template, {**ctx, "oob": oob}, name=path))
+            ctx = {**ctx, "oob": oob, render_cache.LANGUAGE_KEY: language}
+            out[i].append(render_cache.render_template(template, ctx, name=path))
     return ["".join(parts) for parts in out]
 
 

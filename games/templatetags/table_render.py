@@ -47,7 +47,8 @@ class CachedIncludeNode(IncludeNode):
                 return values.get(key)
             return context.get(key)
 
-        key = render_cache.memo_key(get, names, scope=name)
+        language = context.get(render_cache.LANGUAGE_KEY)
+        key = render_cache.memo_key(get, names, scope=name, language=language)
         return render_cache.cached(key, lambda: super(CachedIncludeNode, self).render(context))
 
 

@@ -3,6 +3,7 @@ and no card or role in the HTML that the audience's view does not allow."""
 
 from __future__ import annotations
 
+import datetime
 import html
 import json
 import re
@@ -24,6 +25,7 @@ VALUE_ATTR = re.compile(r'name="(?:value|cards)" value="([^"]*)"')
 HINTS_ATTR = re.compile(r'data-hints="([^"]*)"')
 
 SCENARIOS = scenarios()
+NOW = datetime.datetime(2026, 11, 29, 12, 0, tzinfo=datetime.UTC)
 
 
 def _tokens(text: str | None) -> list[str]:
@@ -65,6 +67,11 @@ def rendered_cards(page: str) -> list[str]:
 
 
 def render(state: HandState, seat: int | None) -> tuple[dict[str, Any], str]:
+    ctx = _context(state, seat)
+    return ctx["view"], rendering.render_regions(ctx)
+
+
+def _context(state: HandState, seat: int | None) -> dict[str, Any]:
     view = view_for(state, seat) if seat is not None else public_view(state)
     ctx = rendering.screen_context(
         view=view,
@@ -81,9 +88,10 @@ def render(state: HandState, seat: int | None) -> tuple[dict[str, Any], str]:
             if state.finished
             else []
         },
+        now=NOW,  # as in a push: one clock reading for every audience
     )
     ctx.update({"seated": seat is not None})
-    return view, rendering.render_regions(ctx)
+    return ctx
 
 
 def audiences(state: HandState) -> list[int | None]:
@@ -246,3 +254,74 @@ def test_render_error_is_an_oob_partial() -> None:
     out = rendering.render_error(message="<b>nope</b>")
     assert 'id="table-error"' in out and 'hx-swap-oob="true"' in out
     assert "&lt;b&gt;nope" in out
+
+
+def _region(page: str, name: str) -> str:
+    start = page.index(f'<div id="table-{name}"')
+    end = page.find('<div id="table-', start + 1)
+    return page[start : end if end >= 0 else None]
+
+
+@pytest.mark.parametrize("name", ["classic3-bid", "classic3-play", "qq5-finished", "new5-finished"])
+def test_audiences_that_know_the_same_get_the_same_seat_panels(name: str) -> None:
+    """Public roles (or a finished hand): one rendering of the seats serves every viewer;
+    the page places them, and marks his own, from his hand region."""
+    state = SCENARIOS[name]
+    regions = {_region(render(state, seat)[1], "seats") for seat in audiences(state)}
+    assert len(regions) == 1
+    panels = re.findall(r'<section class="seat[^"]*" data-seat="(\d)"', regions.pop())
+    assert panels == [str(seat) for seat in range(state.seats)]
+
+
+def test_the_hand_region_names_its_viewer() -> None:
+    state = SCENARIOS["qq5-play"]
+    for seat in audiences(state):
+        hand = _region(render(state, seat)[1], "hand")
+        pov = re.search(r'data-pov="(\d)"', hand)
+        me = re.search(r'data-me="(\d)"', hand)
+        assert pov is not None and pov.group(1) == str(seat or 0)
+        assert (me.group(1) if me else None) == (None if seat is None else str(seat))
+
+
+def test_a_hidden_partner_hand_sends_one_seats_rendering_to_all_who_do_not_know_him() -> None:
+    state = SCENARIOS["qq5-play-hidden"]
+    partner = state.partner
+    if partner is None or state.revealed:
+        pytest.skip("this deal has no hidden partner at that point")
+    with translation.override("en"):
+        pages = {seat: render(state, seat)[1] for seat in audiences(state)}
+    unaware = {_region(page, "seats") for seat, page in pages.items() if seat != partner}
+    assert len(unaware) == 1
+    assert _region(pages[partner], "seats") not in unaware
+    # each seat reads its own role in its hand region
+    for seat in range(state.seats):
+        hand = _region(pages[seat], "hand")
+        own = "Open landlord" if seat == state.landlord else "Farmer"
+        assert (own if seat != partner else "Hidden landlord") in hand, seat
+
+
+@pytest.mark.parametrize("name", ["qq5-play", "new5-play", "classic3-play", "fenzhou5-play"])
+def test_every_viewer_gets_the_same_status_and_a_private_bottom_stays_in_its_hand(
+    name: str,
+) -> None:
+    state = SCENARIOS[name]
+    pages = {seat: render(state, seat)[1] for seat in audiences(state)}
+    assert len({_region(page, "status") for page in pages.values()}) == 1
+    landlord = view_for(state, state.landlord)
+    private = landlord.get("bottom") if "bottom" not in public_view(state) else None
+    landlord_hand = _region(pages[state.landlord], "hand")
+    for code in _tokens(private):
+        assert f'data-c="{code}"' in landlord_hand
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_a_push_renders_what_the_page_renders(name: str) -> None:
+    """A push's regions (memo, language named in the context, numbers unlocalised) are the
+    page's own renderings of them, for every audience."""
+    state = SCENARIOS[name]
+    for seat in audiences(state):
+        for lang in ("zh-hans", "en"):
+            with translation.override(lang):
+                _view, page = render(state, seat)
+                ctx = _context(state, seat)
+                assert rendering.render_regions_shared([ctx]) == [page], (seat, lang)

@@ -213,6 +213,25 @@ def _fill_and_deal(page) -> None:
     page.wait_for_selector("#table-hand .hc")
 
 
+def _seat_places(page) -> dict:
+    """The viewer's seat, the seat of the bottom panel, the panels marked as the viewer's, and
+    each panel's horizontal place."""
+    return page.evaluate(
+        """() => {
+        const panels = [...document.querySelectorAll('#table-seats .seat')];
+        const box = (p) => p.getBoundingClientRect();
+        const bottom = panels.reduce((a, b) => (box(a).top >= box(b).top ? a : b));
+        const shown = (p) => getComputedStyle(p.querySelector('.you-tag')).display !== 'none';
+        return {
+            me: document.querySelector('#table-hand').dataset.me,
+            bottom: bottom.dataset.seat,
+            marked: panels.filter(shown).map((p) => p.dataset.seat),
+            x: Object.fromEntries(panels.map((p) => [p.dataset.seat, box(p).left])),
+        };
+    }"""
+    )
+
+
 class TableBrowserTests:
     def test_signup_qq5_with_bots_to_the_settlement(self, browser, server) -> None:
         page = _page(browser, server, lang="en")
@@ -276,6 +295,14 @@ class TableBrowserTests:
             for p in pages
         ]
         assert all(len(h) == 17 for h in hands)
+        # the same seat panels for all three, each screen placing its viewer's at the bottom
+        places = [_seat_places(p) for p in pages]
+        assert sorted(place["me"] for place in places) == ["0", "1", "2"]
+        for place in places:
+            me = int(place["me"])
+            assert place["bottom"] == place["me"] and place["marked"] == [place["me"]]
+            # turn order runs counter-clockwise: the next seat sits on the right
+            assert place["x"][str((me + 1) % 3)] > place["x"][str((me + 2) % 3)]
         _shot(pages[0], "classic3-three-players-bidding")
         _play_to_the_end(pages)
         for i, page in enumerate(pages):
