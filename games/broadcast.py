@@ -17,12 +17,14 @@ import asyncio
 import contextvars
 import logging
 import threading
+import weakref
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import get_channel_layer
 from django.conf import settings
 
 from games import selectors
@@ -134,24 +136,53 @@ def _send(group: str, event: dict[str, Any]) -> None:
 
 
 def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
-    """Every frame of one push, in order, in one hop to the event loop (not one per frame)."""
+    """Every frame of one push, in order. With the server's loop running, the frames are handed
+    to it and this thread goes on (a service's database thread does not wait for the sockets);
+    without one (a command, a plain test) they are sent before this returns."""
     layer = get_channel_layer()
     if layer is None or not frames:
         return
     loop = _server_loop
-    thread = threading.current_thread()
-    if (
-        loop is not None
-        and loop.is_running()
-        and (
-            getattr(thread, "ddz_deadline_runner", False)
-            and isinstance(layer, InMemoryChannelLayer)
-        )
-    ):
-        # the in-memory layer lives in the server's loop: hand the send over to it
-        asyncio.run_coroutine_threadsafe(_send_all(layer, frames), loop).result(timeout=10)
+    if loop is not None and loop.is_running():
+        loop.call_soon_threadsafe(_post, loop, layer, frames)
         return
     async_to_sync(_send_all)(layer, frames)
+
+
+class _Outbox:
+    """The pushes handed to one loop, sent one after the other in the order they were made: a
+    socket's frames never overtake each other."""
+
+    def __init__(self) -> None:
+        self.pushes: deque[tuple[Any, list[tuple[str, dict[str, Any]]]]] = deque()
+        self.sender: asyncio.Task[None] | None = None
+
+
+_outboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Outbox] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _post(loop: asyncio.AbstractEventLoop, layer: Any, frames: list[tuple[str, Any]]) -> None:
+    # runs on the loop (so does the sender): no lock is needed
+    box = _outboxes.get(loop)
+    if box is None:
+        box = _outboxes[loop] = _Outbox()
+    box.pushes.append((layer, frames))
+    if box.sender is None:
+        box.sender = loop.create_task(_drain(box))
+
+
+async def _drain(box: _Outbox) -> None:
+    try:
+        while box.pushes:
+            layer, frames = box.pushes.popleft()
+            try:
+                await _send_all(layer, frames)
+            except Exception:  # one failed push must not stop the others
+                logger.exception("a push to %s failed", frames[0][0])
+    finally:
+        box.sender = None
 
 
 _coalescing: set[int] = set()

@@ -99,7 +99,6 @@ def start_thread() -> threading.Thread:
         if _thread is not None and _thread.is_alive():
             return _thread
         thread = threading.Thread(target=_thread_main, name="ddz-deadlines", daemon=True)
-        thread.ddz_deadline_runner = True  # type: ignore[attr-defined]
         thread.start()
         _thread = thread
         return thread
