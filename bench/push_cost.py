@@ -108,7 +108,7 @@ def main() -> None:
             if service_profiler:
                 service_profiler.enable()
             services.hand_submit_action(
-                hand_id=hand.pk,
+                table_id=table.pk,  # as a socket asks: it knows its table, not the hand
                 user=users[seat],
                 action=client_action(state, seat),
                 expected_version=hand.version,
