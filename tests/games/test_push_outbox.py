@@ -1,0 +1,63 @@
+"""A push made off the event loop is handed to it: the thread that made it does not wait for
+the sockets, and each socket gets the frames in the order they were made (games/broadcast.py
+``send_frames``)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from games import broadcast
+
+
+@pytest.mark.asyncio
+async def test_a_push_from_another_thread_does_not_wait_for_the_loop(monkeypatch, settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "ddz_site.layers.SweepingInMemoryChannelLayer"}
+    }
+    monkeypatch.setattr(broadcast, "_server_loop", asyncio.get_running_loop())
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("table.1.public", channel)
+    go, returned = threading.Event(), threading.Event()
+
+    def commits() -> None:  # a service's pushes, in its database thread
+        go.wait(timeout=5)
+        for n in range(3):
+            broadcast.send_frames(
+                [("table.1.public", {"type": broadcast.EVENT_TYPE, "html": f"push {n}"})]
+            )
+        returned.set()
+
+    worker = asyncio.ensure_future(database_sync_to_async(commits)())
+    await asyncio.sleep(0.05)  # the database thread has it
+    go.set()
+    # the loop is held here, so a push that waited for it would not return
+    assert returned.wait(timeout=5)
+    await worker
+    received = [(await asyncio.wait_for(layer.receive(channel), 5))["html"] for _ in range(3)]
+    assert received == ["push 0", "push 1", "push 2"]
+
+
+@pytest.mark.asyncio
+async def test_a_failed_push_does_not_stop_the_next(monkeypatch, settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "ddz_site.layers.SweepingInMemoryChannelLayer"}
+    }
+    monkeypatch.setattr(broadcast, "_server_loop", asyncio.get_running_loop())
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("table.2.public", channel)
+    failing = {"type": broadcast.EVENT_TYPE, "html": object()}  # not a frame a layer takes
+    good = {"type": broadcast.EVENT_TYPE, "html": "after"}
+
+    def commits() -> None:
+        broadcast.send_frames([("bad group name!", failing)])
+        broadcast.send_frames([("table.2.public", good)])
+
+    await asyncio.to_thread(commits)
+    assert (await asyncio.wait_for(layer.receive(channel), 5))["html"] == "after"
