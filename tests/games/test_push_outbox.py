@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -14,15 +15,26 @@ from channels.layers import get_channel_layer
 from games import broadcast
 
 
-@pytest.mark.asyncio
-async def test_a_push_from_another_thread_does_not_wait_for_the_loop(monkeypatch, settings):
+@pytest.fixture(autouse=True)
+def _in_memory_layer(monkeypatch, settings):
     settings.CHANNEL_LAYERS = {
         "default": {"BACKEND": "ddz_site.layers.SweepingInMemoryChannelLayer"}
     }
-    monkeypatch.setattr(broadcast, "_server_loop", asyncio.get_running_loop())
+    monkeypatch.setattr(broadcast, "_server_loop", None)
+
+
+async def _listening(group: str) -> tuple[Any, str]:
+    """The layer and a channel in ``group``, with this test's loop as the server's."""
+    broadcast.remember_server_loop(asyncio.get_running_loop())
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    await layer.group_add("table.1.public", channel)
+    await layer.group_add(group, channel)
+    return layer, channel
+
+
+@pytest.mark.asyncio
+async def test_a_push_from_another_thread_does_not_wait_for_the_loop():
+    layer, channel = await _listening("table.1.public")
     go, returned = threading.Event(), threading.Event()
 
     def commits() -> None:  # a service's pushes, in its database thread
@@ -44,14 +56,8 @@ async def test_a_push_from_another_thread_does_not_wait_for_the_loop(monkeypatch
 
 
 @pytest.mark.asyncio
-async def test_a_failed_push_does_not_stop_the_next(monkeypatch, settings):
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "ddz_site.layers.SweepingInMemoryChannelLayer"}
-    }
-    monkeypatch.setattr(broadcast, "_server_loop", asyncio.get_running_loop())
-    layer = get_channel_layer()
-    channel = await layer.new_channel()
-    await layer.group_add("table.2.public", channel)
+async def test_a_failed_push_does_not_stop_the_next():
+    layer, channel = await _listening("table.2.public")
     failing = {"type": broadcast.EVENT_TYPE, "html": object()}  # not a frame a layer takes
     good = {"type": broadcast.EVENT_TYPE, "html": "after"}
 
