@@ -355,9 +355,8 @@ def screen_context(
     """Everything the region templates need, from one audience's view dict.
 
     ``state`` is used only for the hint plays of the view's own seat and to tell whether the
-    bottom it shows is public. ``now`` (default: the
-    clock) is the server time the page's countdown is set by; a push gives every audience the
-    same one.
+    bottom it shows is public. ``now`` (default: the clock) is the server time the page's
+    countdown is set by; a push gives every audience the same one.
     """
     n = view["seats"]
     me = view.get("seat")
@@ -582,7 +581,8 @@ def _seat_rows(
             {
                 "index": seat,
                 "number": seat + 1,
-                # its fields as a plain dict: the rendering memo keys a dict many times faster
+                # its fields as a plain dict: the rendering memo serialises a dict in about
+                # 60 % of the time it takes for the dataclass (it keys every seat panel by it)
                 "info": vars(info),
                 "empty": info.name is None,
                 "count": None,
