@@ -54,7 +54,7 @@ from games.engine.state import (
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode, from_engine_error
 from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
-from games.prepared import PreparedRead
+from games.prepared import PreparedInsert, PreparedRead, PreparedUpdate
 
 if TYPE_CHECKING:
     from games.rendering import TableSnapshot
@@ -187,6 +187,14 @@ _HOLDERS = PreparedRead(
     ),
     "hand_id",
 )
+
+# and writes its three rows
+_MOVE_HAND_FIELDS = ("record", "version", "decision_started_at", "deadline_at")
+_MOVE_HAND = PreparedUpdate(Hand, fields=_MOVE_HAND_FIELDS, where=("id", "version"))
+_APPEND_ACTIONS = PreparedInsert(
+    HandAction, fields=("hand", "seq", "seat", "phase", "payload", "source", "created_at")
+)
+_MOVE_TABLE = PreparedUpdate(Table, fields=("version", "changed_at"), where=("id",))
 
 
 def _lock_table(
@@ -966,7 +974,6 @@ class _Run:
             )
             if not same_step:
                 hand.decision_started_at = self.now
-        fields = ["record", "version", "decision_started_at", "deadline_at"]
         if state.finished:
             hand.deadline_at = None
         else:
@@ -974,22 +981,23 @@ class _Run:
             hand.deadline_at = _deadline(self.table, hand, state, self.seats)
         # Optimistic guard on top of the lock: exactly one writer moves a version forward.
         if not self.fresh:
-            moved = Hand.objects.filter(pk=hand.pk, version=self.start_version).update(
-                **{name: getattr(hand, name) for name in fields}
+            moved = _MOVE_HAND.run(
+                where={"id": hand.pk, "version": self.start_version},
+                **{name: getattr(hand, name) for name in _MOVE_HAND_FIELDS},
             )
             if moved != 1:
                 raise ActionRejected.of(ErrorCode.CONFLICT, detail="version moved")
         else:
-            hand.save(update_fields=fields)
-        HandAction.objects.bulk_create(self.rows)
+            hand.save(update_fields=_MOVE_HAND_FIELDS)
+        _APPEND_ACTIONS.run(self.rows)
         self._sync_seat_autoplay()
         self._remember_on_commit(hand, state)
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
         self.table.version += 1
         self.table.changed_at = self.now
-        Table.objects.filter(pk=self.table.pk).update(
-            version=self.table.version, changed_at=self.now
+        _MOVE_TABLE.run(
+            where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
         )
         known = None
         if not state.finished:  # a finished hand also changed the table and the ledger

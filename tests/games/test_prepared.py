@@ -1,4 +1,5 @@
-"""Prepared reads (games/prepared.py) give what their querysets give, compiling them once."""
+"""Prepared reads (games/prepared.py) give what their querysets give, compiling them once; prepared
+writes store what the ORM's ``update`` and ``bulk_create`` store."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import pytest
 from django.db import connection, transaction
 from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from games import services
-from games.models import HandPlayer, Seat, Table
-from games.prepared import PreparedRead
+from games.models import Hand, HandAction, HandPlayer, Seat, Table
+from games.prepared import PreparedInsert, PreparedRead, PreparedUpdate
 from tests.games.table_helpers import make_player, make_room, seated_table
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +110,46 @@ def test_only_model_and_tuple_rows_can_be_prepared():
         PreparedRead(
             lambda table_id: Table.objects.filter(pk=table_id).values("id"), "table_id"
         ).rows(table_id=1)
+
+
+def test_an_update_writes_its_fields_where_its_keys_match_and_counts_the_rows(table):
+    hand = Hand.objects.get(table=table)
+    update = PreparedUpdate(Hand, fields=("record", "deadline_at"), where=("id", "version"))
+    record = {"variant": "qq5", "nested": ["一", 2, None]}
+    deadline = timezone.now().replace(microsecond=123456)
+    stale = update.run(
+        where={"id": hand.pk, "version": hand.version + 1}, record={}, deadline_at=None
+    )
+    moved = update.run(
+        where={"id": hand.pk, "version": hand.version}, record=record, deadline_at=deadline
+    )
+    assert (stale, moved) == (0, 1)
+    hand.refresh_from_db()
+    assert (hand.record, hand.deadline_at) == (record, deadline)
+
+
+def test_an_insert_stores_every_instance_as_bulk_create_would(table):
+    hand = Hand.objects.get(table=table)
+    fields = ("hand", "seq", "seat", "phase", "payload", "source", "created_at")
+    insert = PreparedInsert(HandAction, fields=fields)
+    now = timezone.now()
+    rows = [
+        HandAction(
+            hand=hand,
+            seq=90 + i,
+            seat=i,
+            phase="play",
+            payload={"act": "pass"},
+            source="bot",
+            created_at=now,
+        )
+        for i in range(3)
+    ]
+    with CaptureQueriesContext(connection) as ctx:
+        insert.run(rows)
+        insert.run([])
+    assert len(ctx.captured_queries) == 1
+    stored = HandAction.objects.filter(hand=hand, seq__gte=90).order_by("seq")
+    assert [(a.seq, a.seat, a.payload, a.source, a.created_at) for a in stored] == [
+        (90 + i, i, {"act": "pass"}, "bot", now) for i in range(3)
+    ]
