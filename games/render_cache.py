@@ -43,6 +43,17 @@ _renderings: OrderedDict[bytes, str] = OrderedDict()
 _renderings_lock = threading.Lock()
 
 
+PURE = "ddz_pure_tag"
+
+
+def pure_tag(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a template tag whose output depends on its arguments and the active language only:
+    a rendering that uses it can be kept under the key of what it reads (``template_names``
+    collects the tag's arguments like any other lookup)."""
+    setattr(func, PURE, True)
+    return func
+
+
 class _Unkeyable(Exception):
     pass
 
@@ -103,7 +114,7 @@ def _collect_names(obj: Any, names: set[str], seen: set[int]) -> None:
             raise _Unkeyable(f"{module}.{type(obj).__name__}")
         if getattr(obj, "takes_context", False):
             raise _Unkeyable(type(obj).__name__)
-        if isinstance(obj, SimpleNode | InclusionNode):
+        if isinstance(obj, SimpleNode | InclusionNode) and not getattr(obj.func, PURE, False):
             # a project's tag runs code of its own: it may read what no context value shows
             raise _Unkeyable(f"tag {getattr(obj.func, '__name__', '?')}")
     fields = dict(getattr(obj, "__dict__", {}))

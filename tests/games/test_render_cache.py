@@ -46,6 +46,16 @@ def test_a_template_that_may_read_anything_is_not_keyed():
     assert _names("{% load i18n %}{% translate 'Pass' %}{{ x }}") == ("csrf_token", "x")
 
 
+def test_a_pure_tag_is_keyed_by_its_arguments():
+    names = _names('{% load cards %}{% card top.card "sm" %}{% hand_buttons hand can_play %}')
+    assert names is not None
+    assert {"top.card", "hand", "can_play"} <= set(names)
+    source = "{% load cards %}{% card c %}"
+    face = {"code": "9h", "red": True, "joker": False, "big": False}
+    one = _key(source, {"c": {**face, "rank": "9", "suit": "♥", "label": "9 of hearts"}})
+    assert one != _key(source, {"c": {**face, "rank": "9", "suit": "♥", "label": "红桃9"}})
+
+
 def test_cached_renders_once_per_key():
     render_cache.clear()
     calls = []

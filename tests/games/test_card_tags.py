@@ -1,0 +1,62 @@
+"""Card faces written by Python (games/templatetags/cards.py): the markup the table's CSS and
+script read, every text escaped."""
+
+from __future__ import annotations
+
+from django.template import engines
+from django.utils import translation
+
+from games.rendering import card_face
+
+
+def _render(source: str, **context) -> str:
+    return engines["django"].from_string("{% load cards %}" + source).render(context)
+
+
+def test_a_face_carries_its_code_colour_size_and_label():
+    with translation.override("en"):
+        html = _render('{% card c "xs" %}', c=card_face("Th"))
+    assert html.startswith('<span data-c="Th" class="pc pc-xs red" title="10 of hearts"')
+    assert 'role="img"' in html
+    assert '<span class="pc-r">10</span><span class="pc-s">♥</span>' in html
+    assert html.endswith('<span class="pc-c" aria-hidden="true">♥</span></span>')
+
+
+def test_jokers_show_a_star_and_big_is_marked():
+    with translation.override("en"):
+        small = _render("{% card c %}", c=card_face("SJ"))
+        big = _render("{% card c %}", c=card_face("BJ"))
+    assert 'class="pc joker"' in small and 'class="pc red joker big"' in big
+    assert small.count("★") == big.count("★") == 1
+
+
+def test_the_label_follows_the_language_and_is_escaped():
+    with translation.override("zh-hans"):
+        chinese = _render("{% card c %}", c=card_face("9s"))
+    with translation.override("en"):
+        english = _render("{% card c %}", c=card_face("9s"))
+    assert chinese != english and "9 of spades" in english
+    hostile = {
+        "code": '"x',
+        "red": False,
+        "joker": False,
+        "big": False,
+        "rank": "<b>",
+        "suit": "&",
+        "label": '"><script>',
+    }
+    html = _render("{% card c %}", c=hostile)
+    assert "<script>" not in html and "<b>" not in html
+    assert 'data-c="&quot;x"' in html and "&lt;b&gt;" in html and "&amp;" in html
+
+
+def test_hand_buttons_focus_the_first_card_and_lock_a_hand_that_may_not_play():
+    with translation.override("en"):
+        cards = [{**card_face(code), "key": f"{code}-{i}"} for i, code in enumerate(["3c", "3c"])]
+        open_hand = _render("{% hand_buttons cards True %}", cards=cards)
+        locked = _render("{% hand_buttons cards False %}", cards=cards)
+    assert open_hand.count("<button") == 2
+    assert 'data-key="3c-0"' in open_hand and 'data-key="3c-1"' in open_hand
+    assert open_hand.index('tabindex="0"') < open_hand.index('tabindex="-1"')
+    assert "data-locked" not in open_hand
+    assert locked.count('data-locked="1"') == 2
