@@ -68,8 +68,11 @@ def hand_state(hand: Hand) -> HandState:
 
 
 def hand_state_clear_cache() -> None:
+    """Forget the hands' states and players this process keeps (as after a restart)."""
     with _cache_lock:
         _cache.clear()
+    with _holders_lock:
+        _holders.clear()
 
 
 # --------------------------------------------------------------------------- tables
@@ -92,6 +95,37 @@ _ACTIVE_HAND = PreparedRead(
     )[:1],
     "table_id",
 )
+
+
+_HOLDERS = PreparedRead(
+    lambda hand_id: (
+        HandPlayer.objects.filter(hand_id=hand_id).order_by("seat").values_list("seat", "user_id")
+    ),
+    "hand_id",
+)
+# A hand's players are written once, with its deal, and never changed (a seat's later
+# occupant is not the hand's player): every move needs them, so each process keeps them,
+# under the hand's id and commitment as its states are (an id alone can come back on SQLite
+# after a rolled-back deal).
+_holders: OrderedDict[tuple[int, str], tuple[tuple[int, int | None], ...]] = OrderedDict()
+_holders_lock = threading.Lock()
+
+
+def hand_holders(*, hand: Hand) -> tuple[tuple[int, int | None], ...]:
+    """(seat, user id or None for a bot) of each of the hand's players, in seat order."""
+    key = (hand.pk, hand.commitment)
+    with _holders_lock:
+        rows = _holders.get(key)
+        if rows is not None:
+            _holders.move_to_end(key)
+            return rows
+    rows = tuple(_HOLDERS.rows(hand_id=hand.pk))
+    if rows:  # none yet: a hand whose deal is not committed; ask again next time
+        with _holders_lock:
+            _holders[key] = rows
+            while len(_holders) > _CACHE_SIZE:
+                _holders.popitem(last=False)
+    return rows
 
 
 def table_get(*, table_id: int) -> Table | None:

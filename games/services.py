@@ -181,12 +181,6 @@ def _locked_table(*, skip_locked: bool = False, **lookup: Any) -> Table | None:
 _LOCKED_TABLE = PreparedRead(
     lambda table_id: _locking_tables().filter(pk=table_id).order_by()[:1], "table_id"
 )
-_HOLDERS = PreparedRead(
-    lambda hand_id: (
-        HandPlayer.objects.filter(hand_id=hand_id).order_by("seat").values_list("seat", "user_id")
-    ),
-    "hand_id",
-)
 
 # and writes its three rows
 _MOVE_HAND_FIELDS = ("record", "version", "decision_started_at", "deadline_at")
@@ -787,7 +781,7 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
     holders: dict[int, int | None] = {}
     seat = None
     # by seat alone: the model's ordering by hand would join the hand table for nothing
-    for index, user_id in _HOLDERS.rows(hand_id=hand.pk):
+    for index, user_id in selectors.hand_holders(hand=hand):
         holders.setdefault(index, user_id)
         if seat is None and user_id == user.pk:
             seat = index
