@@ -129,9 +129,14 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "ddz_site.layers.BatchingRedisChannelLayer",
             # redis-py 8 defaults socket_timeout to 5 s, which kills idle consumers (STACK.md).
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+            # Every socket of a process reads one Redis queue: channels-redis's 100 messages
+            # dropped frames when a burst of pushes outran the reader (six messages a push).
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                "capacity": env_int("DDZ_REDIS_CAPACITY", 2000),
+            },
         }
     }
 else:

@@ -15,9 +15,11 @@ REDIS = bool(os.environ.get("REDIS_URL"))
 def test_layer_follows_the_environment():
     backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
     if REDIS:
-        assert backend == "channels_redis.core.RedisChannelLayer"
+        assert backend == "ddz_site.layers.BatchingRedisChannelLayer"
         (host,) = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"]
         assert host["socket_timeout"] is None  # STACK.md: redis-py 8 pitfall
+        # every socket of a process shares one Redis queue: room for a burst of pushes
+        assert settings.CHANNEL_LAYERS["default"]["CONFIG"]["capacity"] >= 1000
     else:
         assert backend == "ddz_site.layers.SweepingInMemoryChannelLayer"
 
@@ -41,6 +43,55 @@ async def test_group_message_round_trip():
     message = await asyncio.wait_for(layer.receive(channel), timeout=5)
     assert message == {"type": "room.ping", "n": 1}
     await layer.group_discard("room.test", channel)
+
+
+@pytest.mark.asyncio
+async def test_a_whole_push_arrives_in_order_to_each_member_of_its_groups():
+    layer = get_channel_layer()
+    seated, watcher, elsewhere = [await layer.new_channel() for _ in range(3)]
+    for group, channel in [
+        ("table.7.user.1", seated),
+        ("table.7.public", seated),
+        ("table.7.public", watcher),
+        ("table.8.public", elsewhere),
+    ]:
+        await layer.group_add(group, channel)
+    frames = [("table.7.user.1", {"type": "t", "n": 0})]
+    frames += [("table.7.public", {"type": "t", "n": n}) for n in range(1, 12)]
+    frames += [("table.9.public", {"type": "t", "n": 99})]  # a group nobody is in
+    await layer.group_send_many(frames)
+
+    async def received(channel: str, count: int) -> list[int]:
+        return [(await asyncio.wait_for(layer.receive(channel), 5))["n"] for _ in range(count)]
+
+    assert await received(seated, 12) == list(range(12))
+    assert await received(watcher, 11) == list(range(1, 12))
+    late = asyncio.ensure_future(layer.receive(elsewhere))
+    await asyncio.sleep(0.2)
+    assert not late.done()  # nothing of table 7 reached table 8
+    late.cancel()
+    for group, channel in [("table.7.user.1", seated), ("table.7.public", watcher)]:
+        await layer.group_discard(group, channel)
+
+
+@pytest.mark.skipif(not REDIS, reason="the Redis layer's queue capacity (REDIS_URL)")
+@pytest.mark.asyncio
+async def test_a_push_keeps_the_queue_capacity_as_group_send_does():
+    from ddz_site.layers import BatchingRedisChannelLayer
+
+    (host,) = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"]
+    layer = BatchingRedisChannelLayer(hosts=[dict(host)], capacity=3, prefix="capacity-test")
+    channel = await layer.new_channel()
+    await layer.group_add("table.5.public", channel)
+    await layer.group_send_many([("table.5.public", {"type": "t", "n": n}) for n in range(5)])
+    kept = [(await asyncio.wait_for(layer.receive(channel), 5))["n"] for _ in range(3)]
+    assert kept == [0, 1, 2]
+    dropped = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0.2)
+    assert not dropped.done()  # the queue was full for the last two, as for group_send
+    dropped.cancel()
+    await layer.group_discard("table.5.public", channel)
+    await layer.flush()
 
 
 @pytest.mark.skipif(not REDIS, reason="the idle-socket pitfall is Redis-only (REDIS_URL)")
