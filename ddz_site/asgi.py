@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ddz_site.settings")
 # Django must be set up before anything imports models (consumers in the routing module).
 django_asgi_app = get_asgi_application()
+
+from django.conf import settings  # noqa: E402
+
+# The event loop and the database thread share one interpreter lock. Each socket write of the
+# loop lets go of it, and getting it back from a database thread that is rendering a push
+# takes up to the switch interval (5 ms by default): at a club's busiest, the loop's writes
+# queued behind the renderings. A shorter interval lets them through sooner (bench/README.md,
+# "Seventh round").
+sys.setswitchinterval(settings.DDZ_SWITCH_INTERVAL_MS / 1000)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

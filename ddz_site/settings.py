@@ -174,6 +174,8 @@ ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 # Table sockets: per-socket flood guard (games/consumers.py), frames in a burst and per second.
 DDZ_WS_RATE_BURST = env_int("DDZ_WS_RATE_BURST", 30)
 DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
+# The served process's interpreter switch interval, in milliseconds (ddz_site/asgi.py).
+DDZ_SWITCH_INTERVAL_MS = float(os.environ.get("DDZ_SWITCH_INTERVAL_MS", "0.5"))
 
 # Tables: deadline runner (thread inside the serving process, or off when `run_deadlines` runs
 # as its own service), its poll interval, the grace before a disconnected player is auto-played,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 
 import pytest
 from channels.layers import get_channel_layer
@@ -32,6 +33,13 @@ def test_asgi_routes_websockets_through_the_origin_check():
 
     assert isinstance(application, ProtocolTypeRouter)
     assert isinstance(application.application_mapping["websocket"], OriginValidator)
+
+
+def test_the_served_process_lets_its_threads_take_turns_often():
+    from ddz_site import asgi  # noqa: F401 -- importing it configures the process
+
+    assert sys.getswitchinterval() == pytest.approx(settings.DDZ_SWITCH_INTERVAL_MS / 1000)
+    assert settings.DDZ_SWITCH_INTERVAL_MS < 5  # Python's default
 
 
 @pytest.mark.asyncio
