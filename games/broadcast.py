@@ -125,14 +125,9 @@ def audience_frames(
 
 async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> None:
     # in order: a socket in two groups (its user's and the public one) must get its own frame
-    # before the public one it drops, as the tests and clients expect. The project's layers
-    # send a whole push at once (ddz_site/layers.py); another layer gets one group at a time.
-    send_many = getattr(layer, "group_send_many", None)
-    if send_many is not None:
-        await send_many(frames)
-        return
-    for group, event in frames:
-        await layer.group_send(group, event)
+    # before the public one it drops, as the tests and clients expect. Both of the project's
+    # layers send a whole push at once (ddz_site/layers.py).
+    await layer.group_send_many(frames)
 
 
 def _send(group: str, event: dict[str, Any]) -> None:

@@ -666,7 +666,7 @@ def table_snapshot(
     """The snapshot of ``table`` and its current ``hand``; what the caller already holds
     (the seats with their users, who held each seat of the hand, the hand's state: a service
     that has just written them) is not read again."""
-    from games.models import HandPlayer, Seat
+    from games.models import Seat
 
     if seats is None:
         seats = Seat.objects.filter(table=table).select_related("user").order_by("index")
@@ -675,9 +675,10 @@ def table_snapshot(
         holders, state = {}, None
     else:
         if holders is None:
+            from games.selectors import hand_holders
+
             holders = {}
-            rows = HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id")
-            for seat, user_id in rows:
+            for seat, user_id in hand_holders(hand=hand):
                 holders.setdefault(seat, user_id)
         if state is None:
             state = _hand_state(hand)

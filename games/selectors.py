@@ -22,9 +22,35 @@ from games.models import Hand, HandPlayer, Room, Seat, Table
 from games.prepared import PreparedRead
 
 _CACHE_SIZE = 512
-_Key = tuple[int, int, str]
-_cache: OrderedDict[_Key, HandState] = OrderedDict()
-_cache_lock = threading.Lock()
+
+
+class _Kept:
+    """What this process keeps of hands, the last ``_CACHE_SIZE`` used, shared by threads."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > _CACHE_SIZE:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_states = _Kept()  # (hand id, version, commitment) -> HandState
 
 
 def room_list_active() -> QuerySet[Room]:
@@ -34,26 +60,17 @@ def room_list_active() -> QuerySet[Room]:
 # --------------------------------------------------------------------------- hand state
 
 
-def _key(hand: Hand) -> _Key:
+def _key(hand: Hand) -> tuple[int, int, str]:
     return (hand.pk, hand.version, hand.commitment)
 
 
 def hand_state_cached(hand: Hand) -> HandState | None:
-    with _cache_lock:
-        state = _cache.get(_key(hand))
-        if state is not None:
-            _cache.move_to_end(_key(hand))
-        return state
+    return _states.get(_key(hand))
 
 
 def hand_state_remember(hand: Hand, state: HandState) -> None:
     """Remember a committed state (services call this from ``transaction.on_commit``)."""
-    key = _key(hand)
-    with _cache_lock:
-        _cache[key] = state
-        _cache.move_to_end(key)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    _states.put(_key(hand), state)
 
 
 def hand_state(hand: Hand) -> HandState:
@@ -69,10 +86,8 @@ def hand_state(hand: Hand) -> HandState:
 
 def hand_state_clear_cache() -> None:
     """Forget the hands' states and players this process keeps (as after a restart)."""
-    with _cache_lock:
-        _cache.clear()
-    with _holders_lock:
-        _holders.clear()
+    _states.clear()
+    _holders.clear()
 
 
 # --------------------------------------------------------------------------- tables
@@ -97,6 +112,7 @@ _ACTIVE_HAND = PreparedRead(
 )
 
 
+# by seat alone: the model's ordering by hand would join the hand table for nothing
 _HOLDERS = PreparedRead(
     lambda hand_id: (
         HandPlayer.objects.filter(hand_id=hand_id).order_by("seat").values_list("seat", "user_id")
@@ -107,24 +123,17 @@ _HOLDERS = PreparedRead(
 # occupant is not the hand's player): every move needs them, so each process keeps them,
 # under the hand's id and commitment as its states are (an id alone can come back on SQLite
 # after a rolled-back deal).
-_holders: OrderedDict[tuple[int, str], tuple[tuple[int, int | None], ...]] = OrderedDict()
-_holders_lock = threading.Lock()
+_holders = _Kept()  # (hand id, commitment) -> ((seat, user id), ...)
 
 
 def hand_holders(*, hand: Hand) -> tuple[tuple[int, int | None], ...]:
     """(seat, user id or None for a bot) of each of the hand's players, in seat order."""
     key = (hand.pk, hand.commitment)
-    with _holders_lock:
-        rows = _holders.get(key)
-        if rows is not None:
-            _holders.move_to_end(key)
-            return rows
-    rows = tuple(_HOLDERS.rows(hand_id=hand.pk))
-    if rows:  # none yet: a hand whose deal is not committed; ask again next time
-        with _holders_lock:
-            _holders[key] = rows
-            while len(_holders) > _CACHE_SIZE:
-                _holders.popitem(last=False)
+    rows = _holders.get(key)
+    if rows is None:
+        rows = tuple(_HOLDERS.rows(hand_id=hand.pk))
+        if rows:  # none yet: a hand whose deal is not committed; ask again next time
+            _holders.put(key, rows)
     return rows
 
 

@@ -780,7 +780,6 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
     user = _require_user(user)
     holders: dict[int, int | None] = {}
     seat = None
-    # by seat alone: the model's ordering by hand would join the hand table for nothing
     for index, user_id in selectors.hand_holders(hand=hand):
         holders.setdefault(index, user_id)
         if seat is None and user_id == user.pk:

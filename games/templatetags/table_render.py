@@ -1,6 +1,6 @@
 """``{% include_cached "name" with a=b %}``: an include whose rendering is kept and reused while
 everything the included template can read stays the same (games/render_cache.py). For the
-partials repeated in every push: card faces, seat panels. The values given with ``with`` are
+partials repeated in every push: the seat panels. The values given with ``with`` are
 keyed whole, so give the partial only what it shows."""
 
 from __future__ import annotations
