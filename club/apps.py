@@ -8,4 +8,20 @@ class ClubConfig(AppConfig):
     verbose_name = _("Club life")
 
     def ready(self) -> None:
-        from club import signals  # noqa: F401  (hand outcomes, language preference)
+        from club import (
+            selectors,
+            services,
+            signals,  # noqa: F401  (hand outcomes, language preference)
+            sockets,
+        )
+        from games.hooks import register
+
+        register(
+            user_may_sit=lambda *, user: not services.user_is_suspended(user=user),
+            socket_language=services.player_language_settle,
+            push_languages=selectors.push_languages,
+            languages_of=selectors.languages_of,
+            socket_opened=sockets.socket_opened,
+            socket_closed=sockets.socket_closed,
+            chat=sockets.chat,
+        )

@@ -28,6 +28,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from games import selectors
+from games.hooks import hooks
 from games.models import Hand, Table
 
 if TYPE_CHECKING:
@@ -81,7 +82,6 @@ def audience_frames(
 ) -> list[tuple[str, dict[str, Any]]]:
     """(group, event) for every audience of the table's current state: read from the
     database, or ``known`` (what the service that just committed it holds)."""
-    from club.selectors import push_languages
     from games.rendering import render_audiences, table_snapshot
 
     if known is None:
@@ -96,7 +96,7 @@ def audience_frames(
     # Spectators share one group whatever they read: the public frame carries one rendering
     # per language its spectators read, and each socket sends its reader's. Read after the
     # table: a spectator who arrives later reads a state at least as new on connecting.
-    players, spectators = push_languages(
+    players, spectators = hooks.push_languages(
         table_id=table.pk, seated_user_ids=[s.user_id for s in seated]
     )
     spoken = sorted(spectators)

@@ -25,10 +25,9 @@ from django.contrib import auth
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from club import services as club_services
-from club import sockets as club_sockets
 from games import broadcast, selectors, services
 from games.errors import ActionRejected, ErrorCode
+from games.hooks import hooks
 from games.intents import Intent, parse_frame
 
 logger = logging.getLogger(__name__)
@@ -117,7 +116,7 @@ def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
     if table is None or not may_watch(table, user, codes):
         return _Admission(user=user, refused=CLOSE_NO_TABLE)
     headers = dict(scope.get("headers") or [])
-    language = club_services.player_language_settle(
+    language = hooks.socket_language(
         user=user,
         cookie=(scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME),
         accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
@@ -155,7 +154,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         presence = await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
         # spectator count, connection address; pushed before this socket's first frame so the
         # other tabs have it by the time this one shows the table
-        await club_sockets.socket_opened(self, seated=bool(presence and presence.seated))
+        await hooks.socket_opened(self, seated=bool(presence and presence.seated))
         if presence is None or not presence.pushed:
             # else the push of his seat coming on line, which this socket's groups receive
             # right after connecting, is its first state
@@ -190,7 +189,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if getattr(self, "joined", None):
             await self._call(services.seat_disconnect, table_id=self.table_id, user=self.user)
             self.joined = []
-            await club_sockets.socket_closed(self)
+            await hooks.socket_closed(self)
 
     async def _call(self, func: Any, **kwargs: Any) -> Any:
         """``func``'s result, or None when it was refused (logged)."""
@@ -237,7 +236,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             elif intent.kind == "autoplay":
                 await database_sync_to_async(_autoplay)(self.table_id, self.user, intent)
             elif intent.kind == "chat":
-                await club_sockets.chat(self, intent)
+                await hooks.chat(self, intent)
         except ActionRejected as error:
             if error.code is ErrorCode.STALE_VERSION:
                 await self.send_state()

@@ -28,6 +28,7 @@ from django.utils import timezone
 from games import services
 from games.errors import ActionRejected
 from games.models import Hand
+from games.services.base import locked_table, write
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +49,8 @@ def due_hand_ids(*, now: datetime.datetime) -> list[int]:
 
 def _apply_one(hand_id: int, *, now: datetime.datetime) -> bool:
     skip = connection.features.has_select_for_update_skip_locked
-    with services._write():
-        table = services._locked_table(hands__pk=hand_id, skip_locked=skip)
+    with write():
+        table = locked_table(hands__pk=hand_id, skip_locked=skip)
         if table is None:  # gone, or another process holds it and will deal with the hand
             return False
         hand = Hand.objects.filter(pk=hand_id).first()

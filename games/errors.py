@@ -42,6 +42,9 @@ class ErrorCode(enum.Enum):
     NO_SWAP_REQUEST = "no_swap_request"
     SEAT_NOT_IDLE = "seat_not_idle"
     STOOD_UP_BALANCE = "stood_up_balance"
+    SEATED_ELSEWHERE = "seated_elsewhere"
+    STOOD_UP_ABSENT = "stood_up_absent"
+    NOBODY_HERE = "nobody_here"
     PRIVATE_NOT_ALLOWED = "private_not_allowed"
     # hands
     STALE_VERSION = "stale_version"
@@ -91,6 +94,12 @@ MESSAGES = {
     ErrorCode.STOOD_UP_BALANCE: _(
         "Stood up before the deal, below the minimum of %(minimum)s beans: %(names)s."
     ),
+    ErrorCode.SEATED_ELSEWHERE: _(
+        "You already hold a seat at table %(table)s in this room: go back there, or leave it "
+        "first (a seat left during a hand is free when that hand ends)."
+    ),
+    ErrorCode.STOOD_UP_ABSENT: _("Stood up before the deal, away too long: %(names)s."),
+    ErrorCode.NOBODY_HERE: _("Nobody is at the table: a hand is dealt when a player is here."),
     ErrorCode.PRIVATE_NOT_ALLOWED: _("This room does not allow private tables."),
     ErrorCode.STALE_VERSION: _("The table changed before your move arrived; here is the latest."),
     ErrorCode.HAND_OVER: _("This hand is over."),

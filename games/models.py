@@ -99,6 +99,14 @@ class Room(models.Model):
         validators=[MinValueValidator(1)],
         help_text=_("Operators may host private tables up to this coefficient; empty for none."),
     )
+    bots_take_absent_seats = models.BooleanField(
+        _("bots take absent players' seats"),
+        default=False,
+        help_text=_(
+            "A player away past the disconnect grace is stood up before the next deal; "
+            "on: a house bot takes his seat, off: the seat waits for a player."
+        ),
+    )
     is_active = models.BooleanField(_("active"), default=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -150,7 +158,7 @@ class Room(models.Model):
 
     @property
     def effective_min_balance(self) -> int:
-        from games.services import room_min_balance
+        from games.stakes import room_min_balance
 
         return room_min_balance(room=self)
 
@@ -212,6 +220,11 @@ class Seat(models.Model):
     table = models.ForeignKey(
         Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="seats"
     )
+    # the table's room, kept on the seat so the database itself refuses a second seat of one
+    # user in one room (concurrent quick-joins)
+    room = models.ForeignKey(
+        Room, verbose_name=_("room"), on_delete=models.PROTECT, related_name="+"
+    )
     index = models.PositiveSmallIntegerField(_("seat"))
     user = models.ForeignKey(
         "accounts.User",
@@ -242,6 +255,11 @@ class Seat(models.Model):
                 fields=["table", "user"],
                 condition=Q(user__isnull=False),
                 name="seat_one_per_user_and_table",
+            ),
+            models.UniqueConstraint(
+                fields=["room", "user"],
+                condition=Q(user__isnull=False),
+                name="seat_one_per_user_and_room",
             ),
             models.CheckConstraint(
                 condition=Q(is_bot=False) | Q(user__isnull=True), name="seat_bot_has_no_user"
@@ -289,6 +307,9 @@ class Hand(models.Model):
         Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="hands"
     )
     number = models.PositiveIntegerField(_("number"))
+    # 0 for a hand's deal; n for its n-th deal again after everyone passed (classic3): one hand
+    # of the players' history, its re-deals inside
+    redeal = models.PositiveSmallIntegerField(_("re-deal"), default=0)
     variant_key = models.CharField(_("variant"), max_length=16)
     options = models.JSONField(_("rule options"), default=dict, blank=True)
     stakes = models.JSONField(_("stakes"), default=dict)
@@ -324,7 +345,9 @@ class Hand(models.Model):
         verbose_name_plural = _("hands")
         ordering = ["-id"]
         constraints = [
-            models.UniqueConstraint(fields=["table", "number"], name="hand_unique_number"),
+            models.UniqueConstraint(
+                fields=["table", "number", "redeal"], name="hand_unique_number"
+            ),
             models.UniqueConstraint(
                 fields=["table"], condition=Q(status="active"), name="hand_one_active_per_table"
             ),

@@ -33,6 +33,11 @@ MESSAGES = {
     "stood_up_balance": _(
         "%(name)s was stood up: fewer beans than the table's minimum of %(minimum)s."
     ),
+    "stood_up_absent": _("%(name)s was stood up before the deal: away for too long."),
+    "bot_took_seat": _("A bot takes the seat of %(name)s."),
+    "redeals_stopped": _(
+        "Everyone passed again with nobody at the table playing: the table waits for a player."
+    ),
 }
 
 
@@ -49,6 +54,6 @@ def render_notice(key: str, params: dict[str, Any]) -> str:
 def notify(table_id: int, key: str, **params: Any) -> None:
     """Add the notice to the table's push after the current transaction commits (it rides in
     the same frame as the regions: one push, one frame per audience)."""
-    from games.services import _broadcast_on_commit
+    from games.services.base import broadcast_on_commit
 
-    _broadcast_on_commit(table_id, notices=[render_notice(key, params)])
+    broadcast_on_commit(table_id, notices=[render_notice(key, params)])

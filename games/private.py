@@ -29,17 +29,16 @@ from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
 from games.notify import notify
-from games.services import (
-    _broadcast_on_commit,
-    _bump,
-    _lock_table,
-    _require_user,
-    _seats,
-    _vacate,
-    _write,
-    table_join,
-    table_leave,
+from games.services.base import (
+    broadcast_on_commit,
+    bump,
+    create_seats,
+    lock_table,
+    require_user,
+    vacate,
+    write,
 )
+from games.services.seating import table_join, table_leave
 
 # No 0/O, 1/I/L: read aloud or typed from a phone without mistakes. 31**7 ≈ 2.8e10 codes.
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -98,7 +97,7 @@ def may_watch(table: Table, user: Any, codes: Any = ()) -> bool:
 def table_create_private(*, room: Room, user: User, coefficient: Any = None) -> Table:
     """Open a private table in ``room`` with ``user`` as host, seated. Operators may set a
     coefficient between the room's and ``room.private_coefficient_max``."""
-    user = _require_user(user)
+    user = require_user(user)
     if not room.is_active:
         raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
     if not room.private_tables:
@@ -109,7 +108,7 @@ def table_create_private(*, room: Room, user: User, coefficient: Any = None) -> 
     variant = find_variant(room.variant, **(room.options or {}))
     for _attempt in range(5):
         try:
-            with _write(), transaction.atomic():
+            with write(), transaction.atomic():
                 table = Table.objects.create(
                     room=room,
                     is_private=True,
@@ -117,7 +116,7 @@ def table_create_private(*, room: Room, user: User, coefficient: Any = None) -> 
                     host=user,
                     settings=settings,
                 )
-                Seat.objects.bulk_create(Seat(table=table, index=i) for i in range(variant.seats))
+                create_seats(table, variant.seats)
         except ActionRejected as error:  # an invite code collision: draw again
             if error.code is not ErrorCode.CONFLICT:
                 raise
@@ -143,8 +142,8 @@ def _coefficient(room: Room, user: User, value: Any) -> int:
 
 
 def _host_table(table_id: Any, user: Any) -> Table:
-    user = _require_user(user)
-    table = _lock_table(table_id)
+    user = require_user(user)
+    table = lock_table(table_id)
     assert table is not None
     if not table.is_private or table.host_id != user.pk:
         raise ActionRejected.of(ErrorCode.NOT_HOST)
@@ -187,7 +186,7 @@ def table_update_settings(
 ) -> Table:
     """The host's settings. Rule options, seconds and coefficient wait for the next deal (a
     hand in play keeps its snapshot); the bots and spectators switches apply at once."""
-    with _write():
+    with write():
         table = _host_table(table_id, user)
         room = table.room
         new = dict(table.settings or {})
@@ -229,8 +228,8 @@ def table_update_settings(
         key = "settings_next" if in_hand else "settings"
         notify(table.pk, key, name=user.username, what=_Joined(changed))
         club_on_commit(table.pk)
-        _bump(table)
-        _broadcast_on_commit(table.pk)
+        bump(table)
+        broadcast_on_commit(table.pk)
     return table
 
 
@@ -257,43 +256,45 @@ class _Joined:
 
 def table_set_locked(*, table_id: Any, user: User, locked: bool) -> Table:
     """The host locks (nobody new may sit) or unlocks the table."""
-    with _write():
+    with write():
         table = _host_table(table_id, user)
         if table.locked != bool(locked):
             table.locked = bool(locked)
             table.save(update_fields=["locked"])
             notify(table.pk, "locked" if locked else "unlocked", name=user.username)
-            _bump(table)
-            _broadcast_on_commit(table.pk)
+            bump(table)
+            broadcast_on_commit(table.pk)
     return table
 
 
 def table_remove_seat(*, table_id: Any, user: User, seat_index: Any) -> None:
     """The host frees an idle seat between hands: a bot, or a player with no open connection.
     Never during a hand."""
-    with _write():
+    with write():
         table = _host_table(table_id, user)
         if selectors.table_active_hand(table=table) is not None:
             raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
-        seat = next((s for s in _seats(table) if str(s.index) == str(seat_index)), None)
+        seat = next(
+            (s for s in selectors.table_seats(table=table) if str(s.index) == str(seat_index)), None
+        )
         if seat is None or seat.is_empty or seat.user_id == user.pk:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
         if seat.user_id is not None and seat.connections > 0:
             raise ActionRejected.of(ErrorCode.SEAT_NOT_IDLE)
         other = seat.user.username if seat.user is not None else str(_("a bot"))
-        _vacate(seat)
+        vacate(seat)
         notify(table.pk, "removed", name=user.username, other=other)
-        _bump(table)
-        _broadcast_on_commit(table.pk)
+        bump(table)
+        broadcast_on_commit(table.pk)
 
 
 def _between_hands_seat(table_id: Any, user: Any) -> tuple[Table, list[Seat], Seat]:
-    user = _require_user(user)
-    table = _lock_table(table_id)
+    user = require_user(user)
+    table = lock_table(table_id)
     assert table is not None
     if selectors.table_active_hand(table=table) is not None:
         raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
-    seats = _seats(table)
+    seats = selectors.table_seats(table=table)
     mine = next((s for s in seats if s.user_id == user.pk), None)
     if mine is None:
         raise ActionRejected.of(ErrorCode.NOT_SEATED)
@@ -306,7 +307,7 @@ _PRESENCE_FIELDS = ("connections", "connected_at", "disconnected_at")
 
 def seat_move(*, table_id: Any, user: User, seat_index: Any) -> Seat:
     """Move to a free seat between hands."""
-    with _write():
+    with write():
         table, seats, mine = _between_hands_seat(table_id, user)
         target = next((s for s in seats if str(s.index) == str(seat_index)), None)
         if target is None:
@@ -315,19 +316,19 @@ def seat_move(*, table_id: Any, user: User, seat_index: Any) -> Seat:
             raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
         # his tabs stay open (no reload): the new seat keeps their count and times
         presence = {field: getattr(mine, field) for field in _PRESENCE_FIELDS}
-        _vacate(mine)
+        vacate(mine)
         target.user = user
         for field, value in presence.items():
             setattr(target, field, value)
         target.save(update_fields=["user", *_PRESENCE_FIELDS])
-        _bump(table)
-        _broadcast_on_commit(table.pk)
+        bump(table)
+        broadcast_on_commit(table.pk)
     return target
 
 
 def seat_request_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
     """Ask the player on ``seat_index`` to swap seats (again: withdraw the request)."""
-    with _write():
+    with write():
         table, seats, mine = _between_hands_seat(table_id, user)
         target = next((s for s in seats if str(s.index) == str(seat_index)), None)
         if target is None or target.user_id is None or target is mine:
@@ -336,13 +337,13 @@ def seat_request_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
         mine.save(update_fields=["swap_with"])
         if mine.swap_with is not None:
             notify(table.pk, "swap_asked", name=user.username, other=target.user.username)
-        _bump(table)
-        _broadcast_on_commit(table.pk)
+        bump(table)
+        broadcast_on_commit(table.pk)
 
 
 def seat_accept_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
     """Accept the swap asked by the player on ``seat_index``: both change seats."""
-    with _write():
+    with write():
         table, seats, mine = _between_hands_seat(table_id, user)
         other = next((s for s in seats if str(s.index) == str(seat_index)), None)
         if other is None or other.user_id is None or other.swap_with != mine.index:
@@ -365,16 +366,16 @@ def seat_accept_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
         mine.save()
         assert mine_user is not None and other_user is not None
         notify(table.pk, "swapped", name=other_user.username, other=mine_user.username)
-        _bump(table)
-        _broadcast_on_commit(table.pk)
+        bump(table)
+        broadcast_on_commit(table.pk)
 
 
 def seat_stand_after_hand(*, table_id: Any, user: User, enabled: bool = True) -> None:
     """Stand up once the hand in play is over (the player keeps playing it); between hands
     this is simply leaving."""
-    user = _require_user(user)
-    with _write():
-        table = _lock_table(table_id)
+    user = require_user(user)
+    with write():
+        table = lock_table(table_id)
         assert table is not None
         seat = Seat.objects.filter(table=table, user=user).first()
         if seat is None:
@@ -386,8 +387,8 @@ def seat_stand_after_hand(*, table_id: Any, user: User, enabled: bool = True) ->
             if enabled:
                 notify(table.pk, "stand_after", name=user.username)
             club_on_commit(table.pk)
-            _bump(table)
-            _broadcast_on_commit(table.pk)
+            bump(table)
+            broadcast_on_commit(table.pk)
             return
     table_leave(table_id=table_id, user=user)
 
@@ -507,7 +508,7 @@ def club_facts(*, table: Table) -> dict[str, Any]:
     deal's stakes and clocks (a push reads them once for all its audiences)."""
     session = table_session(table)
     turn, bid = _next_seconds(table)
-    from games.services import table_stakes
+    from games.stakes import table_stakes
 
     stakes = table_stakes(table)
     return {
@@ -546,7 +547,7 @@ def private_context(
 
 
 def _next_seconds(table: Table) -> tuple[int, int]:
-    from games.services import table_seconds
+    from games.stakes import table_seconds
 
     return table_seconds(table)
 
@@ -616,6 +617,5 @@ def with_club(
 def club_on_commit(table_id: int) -> None:
     """Include #table-club in this transaction's push even mid-hand (a host's or a player's
     own change)."""
-    from games.services import _broadcast_on_commit
 
-    _broadcast_on_commit(table_id, club=True)
+    broadcast_on_commit(table_id, club=True)

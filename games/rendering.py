@@ -791,6 +791,9 @@ def table_context(
         snapshot = table_snapshot(table=table, hand=hand)
     room = table.room
     infos, count = snapshot.seat_infos()
+    # a player who sat down after the hand on screen was dealt is a player of the table (he
+    # deals and leaves from here) but not of that hand: he sees it as a spectator does
+    table_seat = seat_index
     if hand is None:
         seat_count = count or find_variant(room.variant, **(room.options or {})).seats
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
@@ -831,7 +834,7 @@ def table_context(
             "user": user,
             "table_status": getattr(table, "status", ""),
             "table_version": getattr(table, "version", 0),
-            "seated": seat_index is not None,
+            "seated": table_seat is not None,
             "all_seated": bool(infos) and all(info.name is not None for info in infos),
             "free_seats": [info.index for info in infos if info.name is None],
             "hand_over": hand is None or getattr(hand, "status", "") == "finished",
@@ -884,7 +887,7 @@ def render_audiences(
 
     Each audience reads its ``languages`` entry; where that is None, a seat reads its
     player's stored language and a spectator the club's default."""
-    from club.selectors import languages_of
+    from games.hooks import hooks
 
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
@@ -894,7 +897,7 @@ def render_audiences(
         for (seat, user), language in zip(audiences, chosen, strict=True)
         if language is None and seat is not None and user is not None
     ]
-    stored = languages_of(user_ids=players) if players else {}
+    stored = hooks.languages_of(user_ids=players) if players else {}
     by_language: dict[str, list[int]] = {}
     for i, ((seat, user), language) in enumerate(zip(audiences, chosen, strict=True)):
         if language is None and seat is not None and user is not None:

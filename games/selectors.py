@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from games.engine.record import replay
 from games.engine.state import HandState
@@ -153,7 +153,7 @@ def table_active_hand(*, table: Table | int) -> Hand | None:
 def table_current_hand(*, table: Table | int) -> Hand | None:
     """The hand a screen shows: the active one, else the last finished one (its result)."""
     table_id = table if isinstance(table, int) else table.pk
-    return Hand.objects.filter(table_id=table_id).order_by("-number").first()
+    return Hand.objects.filter(table_id=table_id).order_by("-number", "-redeal").first()
 
 
 def seat_of_user(*, table: Table | int, user: Any) -> Seat | None:
@@ -198,6 +198,22 @@ def user_recent_tablemates(*, user: Any, hands: int = 5) -> set[int]:
     )
     mates = HandPlayer.objects.filter(hand_id__in=recent, user__isnull=False).exclude(user=user)
     return set(mates.values_list("user_id", flat=True))
+
+
+def user_hand_rows(*, user: Any) -> QuerySet[HandPlayer]:
+    """The user's seat in each of his hands, newest first: one row per hand, its last deal
+    (a classic3 deal everyone passed is dealt again as the same hand, ``Hand.redeal``)."""
+    dealt_again = Hand.objects.filter(
+        table=OuterRef("hand__table"),
+        number=OuterRef("hand__number"),
+        redeal__gt=OuterRef("hand__redeal"),
+    )
+    return (
+        HandPlayer.objects.filter(user=user)
+        .exclude(Exists(dealt_again))
+        .select_related("hand__table__room")
+        .order_by("-hand__created_at", "-hand_id")
+    )
 
 
 def user_hands(*, user: Any) -> QuerySet[Hand]:

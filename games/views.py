@@ -207,11 +207,7 @@ def table_next_hand(request: HttpRequest, table_id: int) -> HttpResponse:
 # --------------------------------------------------------------------------- history
 @login_required
 def hand_list(request: HttpRequest) -> HttpResponse:
-    rows = (
-        HandPlayer.objects.filter(user=request.user)
-        .select_related("hand__table__room")
-        .order_by("-hand__created_at", "-hand_id")
-    )
+    rows = selectors.user_hand_rows(user=request.user)
     page = Paginator(rows, 25).get_page(request.GET.get("page"))
     items = []
     for row in page.object_list:

@@ -1,0 +1,75 @@
+"""Every write of rooms, tables, seats and hands, one module per part of a table's life:
+
+* ``base``: what every write shares (transaction, table lock, version bump, push after commit);
+* ``seating``: rooms, tables, seats, bots and presence, through the model of games/table_life.py;
+* ``hands``: dealing (absent players stood up first), actions, 托管 and bots, deadlines, finishing.
+
+Each service is one transaction that locks the table row first, calls the engine, appends
+``HandAction`` rows, settles a finished hand through the ledger and pushes after commit. No game
+state lives in process memory: any process serves any table from the database. Refusals are
+``games.errors.ActionRejected`` (code + translated message).
+"""
+
+from games.services.hands import (
+    HandRun,
+    apply_deadline,
+    decision_seconds,
+    hand_apply_due_deadlines,
+    hand_start,
+    hand_submit_action,
+    seat_set_autoplay,
+)
+from games.services.seating import (
+    Presence,
+    bot_fill_seconds,
+    room_create,
+    seat_connect,
+    seat_disconnect,
+    table_add_bot,
+    table_create,
+    table_fill_idle,
+    table_fill_with_bots,
+    table_join,
+    table_leave,
+    table_quick_join,
+    table_remove_bot,
+)
+from games.stakes import (
+    disconnect_grace_seconds,
+    room_computed_min_balance,
+    room_min_balance,
+    table_min_balance,
+    table_options,
+    table_seconds,
+    table_stakes,
+)
+
+__all__ = [
+    "HandRun",
+    "Presence",
+    "apply_deadline",
+    "bot_fill_seconds",
+    "decision_seconds",
+    "disconnect_grace_seconds",
+    "hand_apply_due_deadlines",
+    "hand_start",
+    "hand_submit_action",
+    "room_computed_min_balance",
+    "room_create",
+    "room_min_balance",
+    "seat_connect",
+    "seat_disconnect",
+    "seat_set_autoplay",
+    "table_add_bot",
+    "table_create",
+    "table_fill_idle",
+    "table_fill_with_bots",
+    "table_join",
+    "table_leave",
+    "table_min_balance",
+    "table_options",
+    "table_quick_join",
+    "table_remove_bot",
+    "table_seconds",
+    "table_stakes",
+]

@@ -1,0 +1,709 @@
+"""Hands: dealing, players' actions, 托管 and bots, deadlines, and finishing (issue #5).
+
+Each table/hand service is one transaction that first locks the table row
+(``select_for_update(no_key=True)``; one lock order everywhere: table, then users in the ledger),
+rebuilds the hand from its stored record, calls the engine, appends ``HandAction`` rows, saves
+the new record and version, lets bots and 托管 seats act, settles a finished hand through the
+ledger and broadcasts only after commit (``transaction.on_commit``). No game state lives in
+process memory: a second process or a restart serves any table from the database.
+
+Refusals are ``games.errors.ActionRejected`` (code + translated message).
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import selectors, table_life
+from games.engine.beans import round_half_up
+from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
+from games.engine.errors import EngineError
+from games.engine.flows import flow_for
+from games.engine.hand import (
+    apply,
+    autoplay_action,
+    start_hand,
+    summary,
+    waiting_seats,
+)
+from games.engine.record import hand_record
+from games.engine.scoring import tie_order
+from games.engine.state import (
+    AUTOPLAY,
+    PHASE_GRAB,
+    PHASE_PARTNER,
+    PHASE_PLAY,
+    PHASE_REDEAL,
+    TIMEOUT,
+    Action,
+    HandState,
+)
+from games.engine.variants import find_variant
+from games.errors import ActionRejected, ErrorCode, from_engine_error
+from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
+from games.prepared import PreparedInsert, PreparedUpdate
+from games.services.base import (
+    broadcast_on_commit,
+    bump,
+    lock_table,
+    locked_table,
+    put_bot,
+    require_user,
+    vacate,
+    write,
+)
+from games.stakes import (
+    disconnect_grace,
+    table_min_balance,
+    table_options,
+    table_seconds,
+    table_stakes,
+)
+
+if TYPE_CHECKING:
+    pass
+
+logger = logging.getLogger(__name__)
+
+Source = HandAction.Source
+
+# Safety bound for one service call's automatic actions (a whole new5 hand is ~250 actions).
+_MAX_AUTOMATIC_ACTIONS = 2000
+# A classic3 table whose deals keep ending with three passes re-deals at most this often per call.
+_MAX_REDEALS = 20
+
+# and writes its three rows
+_MOVE_HAND_FIELDS = ("record", "version", "decision_started_at", "deadline_at")
+_MOVE_HAND = PreparedUpdate(Hand, fields=_MOVE_HAND_FIELDS, where=("id", "version"))
+_APPEND_ACTIONS = PreparedInsert(
+    HandAction, fields=("hand", "seq", "seat", "phase", "payload", "source", "created_at")
+)
+_MOVE_TABLE = PreparedUpdate(Table, fields=("version", "changed_at"), where=("id",))
+
+
+def hand_start(*, table_id: int, user: User | None = None) -> Hand:
+    """Deal a new hand (with ``user``: only a seated player may). Before the deal, players below
+    the table's minimum balance and players away past the disconnect grace are stood up, each
+    with a notice (a bot takes an absent player's seat where the room says so); the deal then
+    goes ahead only at a filled table with a player present (games/table_life.py). Stand-ups
+    commit even when the deal is then refused."""
+    now = timezone.now()
+    with write():
+        table = lock_table(table_id)
+        assert table is not None
+        seats = selectors.table_seats(table=table)
+        if user is not None and not any(s.user_id == user.pk for s in seats):
+            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        if selectors.table_active_hand(table=table) is not None:
+            raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
+        refusal = _stand_up_before_deal(table, seats, user=user, now=now)
+        if refusal is None:
+            hand = _deal_hand(table, seats, now=now)
+            bump(table)
+            # the club region too: seat moves and swaps are offered between hands only
+            broadcast_on_commit(table.pk, club=True)
+            return hand
+        bump(table)
+        broadcast_on_commit(table.pk)
+    raise refusal
+
+
+def _stand_up_before_deal(
+    table: Table, seats: list[Seat], *, user: User | None, now: datetime.datetime
+) -> ActionRejected | None:
+    """Stand up who may not be dealt in, and say why the deal cannot go ahead (None: deal).
+    The player asking for the deal is at the table, socket or not."""
+    from games.notify import notify
+
+    minimum = table_min_balance(table)
+    broke = [s for s in seats if s.user_id is not None and s.user.beans < minimum]
+    broke_names = ", ".join(s.user.username for s in broke)
+    for seat in broke:
+        notify(table.pk, "stood_up_balance", name=seat.user.username, minimum=minimum)
+        vacate(seat)
+    if user is not None:  # the player asking is here, whatever his sockets say
+        for seat in seats:
+            if seat.user_id == user.pk and seat.connections == 0:
+                seat.disconnected_at = None
+    plan = table_life.deal_plan(
+        seats,
+        now=now,
+        grace=disconnect_grace(),
+        bots_take_absent_seats=table.room.bots_take_absent_seats and table.allow_bots,
+    )
+    absent = [s for s in seats if s.index in plan.stand_up]
+    absent_names = ", ".join(s.user.username for s in absent)
+    for seat in absent:
+        notify(table.pk, "stood_up_absent", name=seat.user.username)
+        if seat.index in plan.bots:
+            notify(table.pk, "bot_took_seat", name=seat.user.username)
+            put_bot(seat)
+        else:
+            vacate(seat)
+    if broke:
+        return ActionRejected.of(
+            ErrorCode.STOOD_UP_BALANCE,
+            detail="stood up below the minimum: " + broke_names,
+            names=broke_names,
+            minimum=minimum,
+        )
+    if plan.deal:
+        return None
+    if absent and len(plan.bots) < len(absent):
+        return ActionRejected.of(
+            ErrorCode.STOOD_UP_ABSENT, detail="stood up away: " + absent_names, names=absent_names
+        )
+    if plan.why == "nobody_here":
+        return ActionRejected.of(ErrorCode.NOBODY_HERE)
+    return ActionRejected.of(ErrorCode.SEATS_NOT_FILLED)
+
+
+def _deal_hand(
+    table: Table,
+    seats: list[Seat],
+    *,
+    now: datetime.datetime,
+    redeals: int = 0,
+    redeal_of: Hand | None = None,
+) -> Hand:
+    """Deal, store and play the automatic opening of a new hand (inside the table lock);
+    ``redeal_of``: the deal everyone passed, which this one deals again as the same hand."""
+    variant = find_variant(table.room.variant, **table_options(table))
+    previous = redeal_of or selectors.table_current_hand(table=table)
+    previous_landlord = None
+    if previous is not None and previous.result:
+        previous_landlord = previous.result.get("landlord")
+    number = redeal_of.number if redeal_of is not None else table.hand_number + 1
+    seed = new_seed()
+    dealt = deal(
+        variant,
+        seed,
+        hand_number=number,
+        landlord_seat=next_landlord_seat(variant, previous_landlord),
+    )
+    balances = [s.user.beans if s.user is not None else None for s in seats]
+    state = start_hand(variant, dealt, table_stakes(table), balances=balances)
+    # A private table's hand keeps the host's seconds of its deal; a public table's hands
+    # follow the room (an operator's change reaches the pending decision, as before).
+    turn_seconds, bid_seconds = table_seconds(table) if table.is_private else (None, None)
+    hand = Hand.objects.create(
+        table=table,
+        number=number,
+        redeal=redeal_of.redeal + 1 if redeal_of is not None else 0,
+        variant_key=variant.key,
+        options=dict(variant.options),
+        stakes=hand_record(state)["room"],
+        seed=seed,
+        commitment=seed_commitment(seed),
+        record=hand_record(state),
+        version=0,
+        decision_started_at=now,
+        turn_seconds=turn_seconds,
+        bid_seconds=bid_seconds,
+        session=_session_for(table, seats, previous, now),
+    )
+    HandPlayer.objects.bulk_create(
+        HandPlayer(hand=hand, seat=s.index, user=s.user, is_bot=s.is_bot) for s in seats
+    )
+    for seat in seats:
+        seat.autoplay = False
+        seat.sit_out_after_hand = False
+    Seat.objects.filter(table=table).update(
+        autoplay=False, sit_out_after_hand=False, swap_with=None
+    )
+    table.hand_number = number
+    table.status = Table.Status.PLAYING
+    Table.objects.filter(pk=table.pk).update(hand_number=number, status=table.status)
+    run = HandRun(
+        table=table, hand=hand, state=state, now=now, seats=seats, fresh=True, redeals=redeals
+    )
+    run.finish()
+    return run.hand
+
+
+def _session_for(
+    table: Table, seats: list[Seat], previous: Hand | None, now: datetime.datetime
+) -> TableSession:
+    """The table's running session while the same people sit (bots aside); else a new one."""
+    humans = sorted(s.user_id for s in seats if s.user_id is not None)
+    session = previous.session if previous is not None else None
+    if session is not None and session.player_ids == humans:
+        TableSession.objects.filter(pk=session.pk).update(last_hand_at=now)
+        return session
+    last = TableSession.objects.filter(table=table).order_by("-number").first()
+    return TableSession.objects.create(
+        table=table,
+        number=(last.number + 1) if last is not None else 1,
+        player_ids=humans,
+        started_at=now,
+        last_hand_at=now,
+    )
+
+
+def _action_from_client(seat: int, action: Any) -> Action:
+    if not isinstance(action, dict):
+        raise ActionRejected.of(ErrorCode.MALFORMED)
+    act = action.get("act")
+    if act in (TIMEOUT, AUTOPLAY):
+        raise ActionRejected.of(ErrorCode.UNKNOWN_ACT, detail=f"{act} is server-side")
+    data = {k: v for k, v in action.items() if k in ("act", "value", "cards")}
+    data["seat"] = seat  # the seat is the server's business, never the client's
+    try:
+        return Action.from_json(data)
+    except EngineError as error:
+        raise from_engine_error(error) from error
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        raise ActionRejected.of(ErrorCode.BAD_VALUE, detail=str(error)) from error
+
+
+def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, Hand]:
+    """Lock the table and return it with the hand, read after the lock. With ``table_id`` (a
+    socket knows its table): the table's active hand; a ``hand_id`` given too must name it,
+    else the client shows an older hand (STALE_VERSION); no active hand, or no such table, is
+    HAND_NOT_FOUND. With only ``hand_id``: that hand, whatever its status."""
+    if table_id is None and hand_id is None:
+        raise TypeError("table_id or hand_id is required")
+    if hand_id is not None:
+        try:
+            hand_id = int(hand_id)
+        except (TypeError, ValueError):
+            raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND) from None
+    if table_id is None:
+        # the hand's table is found by the locking query itself; the hand is read after it
+        table = locked_table(hands__pk=hand_id)
+        if table is None:
+            raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
+        return table, Hand.objects.get(pk=hand_id)
+    table = lock_table(table_id, missing=ErrorCode.HAND_NOT_FOUND)
+    assert table is not None
+    hand = selectors.table_active_hand(table=table)
+    if hand is None:
+        raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
+    if hand_id is not None and hand_id != hand.pk:
+        raise ActionRejected.of(
+            ErrorCode.STALE_VERSION, detail=f"hand {hand_id} is not the current hand"
+        )
+    return table, hand
+
+
+def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
+    """The seat ``user`` holds in the hand, and who holds each seat (the push shows each
+    seat's cards to its holder only)."""
+    user = require_user(user)
+    holders: dict[int, int | None] = {}
+    seat = None
+    for index, user_id in selectors.hand_holders(hand=hand):
+        holders.setdefault(index, user_id)
+        if seat is None and user_id == user.pk:
+            seat = index
+    if seat is None:
+        raise ActionRejected.of(ErrorCode.NOT_SEATED)
+    return seat, holders
+
+
+def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
+    """The client must have seen the current version. One exception: inside a simultaneous
+    step (qq5 reveal/double, new5 grab) the others' choices are secret, so a version that only
+    misses actions of that same step is as good as the current one."""
+    try:
+        expected = int(expected_version)
+    except (TypeError, ValueError):
+        raise ActionRejected.of(ErrorCode.STALE_VERSION, detail="no version") from None
+    if expected == hand.version:
+        return
+    if 0 <= expected < hand.version and state.phase in flow_for(state.variant).simultaneous_phases:
+        missed = HandAction.objects.filter(hand=hand, seq__gt=expected)
+        if not missed.exclude(phase=state.phase).exists():
+            return
+    raise ActionRejected.of(
+        ErrorCode.STALE_VERSION, detail=f"expected {expected}, current {hand.version}"
+    )
+
+
+def hand_submit_action(
+    *,
+    table_id: int | None = None,
+    hand_id: int | None = None,
+    user: User,
+    action: dict[str, Any],
+    expected_version: Any,
+) -> Hand:
+    """Apply a player's action (RULES.md §8.4 shape without ``seat``: the server knows it) to
+    the active hand of ``table_id``, or to the hand ``hand_id`` (see ``_locked_hand``).
+
+    Raises ActionRejected: STALE_VERSION when ``expected_version`` is not the hand's version
+    (or ``hand_id`` not the table's active hand), HAND_NOT_FOUND, HAND_OVER, NOT_SEATED, or
+    the engine's refusal mapped to a code and a translated message.
+    """
+    with write():
+        table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
+        if hand.status != Hand.Status.ACTIVE:
+            raise ActionRejected.of(ErrorCode.HAND_OVER)
+        seat, holders = _player_seat(hand, user)
+        state = selectors.hand_state(hand)
+        _check_version(hand, state, expected_version)
+        decision = _action_from_client(seat, action)
+        run = HandRun(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
+        run.apply(decision, Source.HUMAN)
+        run.finish()
+        return run.hand
+
+
+def seat_set_autoplay(
+    *, table_id: int | None = None, hand_id: int | None = None, user: User, enabled: bool
+) -> Hand:
+    """Hand the seat to 托管 (``enabled``) or take control back, in the hand found as for
+    ``hand_submit_action``."""
+    with write():
+        table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
+        if hand.status != Hand.Status.ACTIVE:
+            raise ActionRejected.of(ErrorCode.HAND_OVER)
+        seat, holders = _player_seat(hand, user)
+        state = selectors.hand_state(hand)
+        enabled = bool(enabled)
+        Seat.objects.filter(table=table, index=seat).update(autoplay=enabled)
+        if state.autoplay[seat] == enabled:
+            return hand
+        run = HandRun(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
+        run.apply(Action(seat, AUTOPLAY, enabled), Source.HUMAN)
+        run.finish()
+        return run.hand
+
+
+def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
+    """Apply every due deadline (see games/deadlines.py); returns how many hands moved."""
+    from games.deadlines import hand_apply_due_deadlines as apply_due
+
+    return apply_due(now=now)
+
+
+# --------------------------------------------------------------------------- the engine loop
+
+
+def _bot_action() -> Callable[[HandState, int], Action] | None:
+    try:
+        from games.engine.bot import bot_action
+    except ImportError:
+        return None
+    return bot_action
+
+
+@dataclass
+class HandRun:
+    """The changes of one service call to one hand: actions applied in memory, then saved at
+    ``finish`` (append the HandAction rows, store record and version, set the deadline,
+    settle when over), all inside the caller's transaction and table lock."""
+
+    table: Table
+    hand: Hand
+    state: HandState
+    now: datetime.datetime
+    seats: list[Seat] | None = None
+    holders: dict[int, int | None] | None = None  # seat -> user id, when already read
+    fresh: bool = False
+    rows: list[HandAction] = field(default_factory=list)
+    redeals: int = 0
+
+    def __post_init__(self) -> None:
+        self.start_version = self.hand.version
+        self.start_phase = self.state.phase
+        if self.seats is None:
+            self.seats = selectors.table_seats(table=self.table)
+
+    def apply(self, action: Action, source: str) -> None:
+        phase = self.state.phase
+        try:
+            self.state = apply(self.state, action)
+        except EngineError as error:
+            raise from_engine_error(error) from error
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+            # a value of the wrong type that the engine did not type-check first
+            raise ActionRejected.of(ErrorCode.BAD_VALUE, detail=repr(error)) from error
+        self.rows.append(
+            HandAction(
+                hand=self.hand,
+                seq=self.start_version + len(self.rows) + 1,
+                seat=action.seat,
+                phase=phase,
+                payload=action.to_json(),
+                source=source,
+                created_at=self.now,
+            )
+        )
+
+    def automate(self) -> None:
+        """Bots and 托管 seats that the hand waits for act now, one appended action each,
+        until a human is awaited or the hand is over."""
+        assert self.seats is not None
+        bots = {s.index for s in self.seats if s.is_bot}
+        bot_action = _bot_action()
+        for _ in range(_MAX_AUTOMATIC_ACTIONS):
+            if self.state.finished:
+                return
+            due = [s for s in waiting_seats(self.state) if s in bots or self.state.autoplay[s]]
+            if not due:
+                return
+            seat = due[0]
+            if seat in bots:
+                self.apply(self._bot_move(bot_action, seat), Source.BOT)
+            else:
+                self.apply(autoplay_action(self.state, seat), Source.AUTOPLAY)
+        raise RuntimeError(f"hand {self.hand.pk}: automatic play does not end")  # pragma: no cover
+
+    def _bot_move(self, bot_action: Callable[[HandState, int], Action] | None, seat: int) -> Action:
+        if bot_action is not None:
+            try:
+                move = bot_action(self.state, seat)
+                apply(self.state, move)  # checked here so a bot bug never stalls a table
+                return move
+            except Exception:
+                logger.exception("bot failed at hand %s seat %s; using 托管", self.hand.pk, seat)
+        return autoplay_action(self.state, seat)
+
+    def finish(self) -> None:
+        self.automate()
+        hand = self.hand
+        state = self.state
+        if not self.rows and not self.fresh:
+            return
+        new_version = self.start_version + len(self.rows)
+        hand.record = hand_record(state)
+        hand.version = new_version
+        if self.rows or self.fresh:
+            simultaneous = flow_for(state.variant).simultaneous_phases
+            same_step = (
+                not self.fresh
+                and state.phase == self.start_phase
+                and state.phase in simultaneous
+                and hand.decision_started_at is not None
+            )
+            if not same_step:
+                hand.decision_started_at = self.now
+        if state.finished:
+            hand.deadline_at = None
+        else:
+            assert self.seats is not None
+            hand.deadline_at = deadline_for(self.table, hand, state, self.seats)
+        # Optimistic guard on top of the lock: exactly one writer moves a version forward.
+        if not self.fresh:
+            moved = _MOVE_HAND.run(
+                where={"id": hand.pk, "version": self.start_version},
+                **{name: getattr(hand, name) for name in _MOVE_HAND_FIELDS},
+            )
+            if moved != 1:
+                raise ActionRejected.of(ErrorCode.CONFLICT, detail="version moved")
+        else:
+            hand.save(update_fields=_MOVE_HAND_FIELDS)
+        _APPEND_ACTIONS.run(self.rows)
+        self._sync_seat_autoplay()
+        self._remember_on_commit(hand, state)
+        if state.finished:
+            _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
+        self.table.version += 1
+        self.table.changed_at = self.now
+        _MOVE_TABLE.run(
+            where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
+        )
+        known = None
+        if not state.finished:  # a finished hand also changed the table and the ledger
+            from games.rendering import table_snapshot
+
+            known = table_snapshot(
+                table=self.table, hand=hand, seats=self.seats, holders=self.holders, state=state
+            )
+        broadcast_on_commit(self.table.pk, known=known)
+
+    def _sync_seat_autoplay(self) -> None:
+        """Seat.autoplay mirrors the hand's 托管 flags (for screens and the lobby)."""
+        assert self.seats is not None
+        for seat in self.seats:
+            flag = bool(self.state.autoplay[seat.index])
+            if seat.autoplay != flag:
+                seat.autoplay = flag
+                Seat.objects.filter(pk=seat.pk).update(autoplay=flag)
+
+    @staticmethod
+    def _remember_on_commit(hand: Hand, state: HandState) -> None:
+        key = Hand(pk=hand.pk, version=hand.version, commitment=hand.commitment)
+        transaction.on_commit(lambda: selectors.hand_state_remember(key, state))
+
+
+# RULES.md §2.5: the new5 grab and partner windows are 10 s (at most; a room may be quicker).
+_PHASE_MAX_SECONDS = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
+
+
+def decision_seconds(room: Room, state: HandState, hand: Hand | None = None) -> int:
+    """The time for the pending decision: turn seconds in play, bid seconds otherwise, as the
+    hand snapshotted them at the deal (the room's for hands dealt before the snapshot)."""
+    turn = (hand.turn_seconds if hand is not None else None) or room.turn_seconds
+    bid = (hand.bid_seconds if hand is not None else None) or room.bid_seconds
+    if state.phase == PHASE_PLAY:
+        return int(turn)
+    return min(int(bid), _PHASE_MAX_SECONDS.get(state.phase, bid))
+
+
+def deadline_for(
+    table: Table, hand: Hand, state: HandState, seats: list[Seat]
+) -> datetime.datetime | None:
+    """The next moment something must happen: the pending decision's timeout, or earlier the
+    end of a disconnected awaited player's grace."""
+    if state.finished:
+        return None
+    waiting = [s for s in waiting_seats(state) if not state.autoplay[s]]
+    if not waiting:
+        return None
+    start = hand.decision_started_at or timezone.now()
+    deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand))
+    grace = disconnect_grace()
+    by_index = {s.index: s for s in seats}
+    for index in waiting:
+        seat = by_index.get(index)
+        since = table_life.absent_since(seat) if seat is not None else None
+        if since is not None:
+            deadline = min(deadline, since + grace)
+    return deadline
+
+
+def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
+    """Apply what is due at ``hand`` (inside the table lock): timeouts of the pending decision
+    (托管 for plays: the seat is marked auto-play and keeps being played), and 托管 for awaited
+    players whose disconnect grace is over. Returns whether anything changed."""
+    if hand.status != Hand.Status.ACTIVE or hand.deadline_at is None or hand.deadline_at > now:
+        return False
+    state = selectors.hand_state(hand)
+    seats = selectors.table_seats(table=table)
+    run = HandRun(table=table, hand=hand, state=state, now=now, seats=seats)
+    start = hand.decision_started_at or now
+    timed_out = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand)) <= now
+    grace = disconnect_grace()
+    by_index = {s.index: s for s in seats}
+    for index in list(waiting_seats(state)):
+        if run.state.finished or index not in waiting_seats(run.state):
+            continue
+        seat = by_index[index]
+        gone = table_life.gone(seat, now=now, grace=grace)
+        if run.state.autoplay[index]:
+            continue
+        if timed_out and run.state.phase == PHASE_PLAY:
+            run.apply(Action(index, AUTOPLAY, True), Source.TIMEOUT)
+            run.apply(Action(index, TIMEOUT), Source.TIMEOUT)
+        elif timed_out:
+            run.apply(Action(index, TIMEOUT), Source.TIMEOUT)
+        elif gone:
+            run.apply(Action(index, AUTOPLAY, True), Source.AUTOPLAY)
+        else:
+            continue
+        if run.state.autoplay[index]:
+            Seat.objects.filter(pk=seat.pk).update(autoplay=True)
+    if not run.rows:
+        # nothing was due after all (e.g. a reconnect): just move the deadline on
+        deadline = deadline_for(table, hand, state, seats)
+        Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
+        return False
+    run.finish()
+    return True
+
+
+def _score_moves(state: HandState, units: tuple[Fraction, ...]) -> list[int]:
+    """积分 per seat (RULES.md §7.4): the units rounded half-up; qq5 moves by X = units × B
+    (§3.6), the only variant whose units leave the base score out of the score."""
+    base = state.stakes.base_score if state.variant.key == "qq5" else 1
+    return [round_half_up(Fraction(u) * base) for u in units]
+
+
+def _title_id(score: int | None) -> int | None:
+    from accounts.selectors import title_for
+
+    if score is None:
+        return None
+    title = title_for(score)
+    return title.pk if title is not None else None
+
+
+def _finish_hand(
+    table: Table, hand: Hand, state: HandState, now: datetime.datetime, *, redeals: int = 0
+) -> None:
+    """Settle (exactly once, through the ledger), reveal the seed, free the seats, and for a
+    classic3 all-pass deal go straight to the re-deal."""
+    from accounts.services import beans_settle_hand
+
+    players = selectors.hand_players(hand=hand)
+    users: list[User | None] = [p.user if not p.is_bot else None for p in players]
+    result: dict[str, Any] = {
+        "summary": summary(state),
+        "landlord": state.landlord,
+        "seed": hand.seed,
+        "players": [p.user_id for p in players],
+    }
+    if state.result is not None:
+        before = [(u.score if u is not None else None) for u in users]
+        titles_before = [_title_id(s) for s in before]
+        settlement = beans_settle_hand(
+            hand_ref=str(hand.pk),
+            units=state.result.units,
+            stakes=state.stakes,
+            seats=users,
+            tie_order=tie_order(state),
+            scores=_score_moves(state, state.result.units),
+        )
+        after = [
+            User.objects.filter(pk=u.pk).values_list("score", flat=True).first()
+            if u is not None
+            else None
+            for u in users
+        ]
+        result.update(
+            {
+                "beans": list(settlement.detail.get("deltas", [])),
+                "house": settlement.house,
+                "units": [str(u) for u in state.result.units],
+                "scores": [
+                    (a - b) if a is not None and b is not None else 0
+                    for a, b in zip(after, before, strict=True)
+                ],
+                "score_after": after,
+                "titles_before": titles_before,
+                "titles_after": [_title_id(s) for s in after],
+                "multiplier": result["summary"]["multiplier"],
+                "spring": state.result.spring,
+                "anti_spring": state.result.anti_spring,
+            }
+        )
+    else:
+        result["redeal"] = state.phase == PHASE_REDEAL
+    hand.status = Hand.Status.FINISHED
+    hand.finished_at = now
+    hand.deadline_at = None
+    hand.result = result
+    hand.settled = True
+    hand.save(update_fields=["status", "finished_at", "deadline_at", "result", "settled"])
+    seats = selectors.table_seats(table=table)
+    regroup = table.room.regroup_between_hands and state.phase != PHASE_REDEAL
+    for seat in seats:
+        if seat.sit_out_after_hand or (regroup and not seat.is_empty):
+            vacate(seat)
+        elif seat.autoplay:
+            seat.autoplay = False
+            seat.save(update_fields=["autoplay"])
+    table.status = Table.Status.WAITING
+    Table.objects.filter(pk=table.pk).update(status=table.status)
+    if state.phase == PHASE_REDEAL and redeals < _MAX_REDEALS:
+        seats = selectors.table_seats(table=table)
+        if any(s.is_empty for s in seats):
+            return
+        if table_life.may_redeal(seats, state.autoplay, now=now, grace=disconnect_grace()):
+            next_hand = _deal_hand(table, seats, now=now, redeals=redeals + 1, redeal_of=hand)
+            logger.debug("re-dealt hand %s after all passed", next_hand.pk)
+        else:
+            from games.notify import notify
+
+            notify(table.pk, "redeals_stopped")

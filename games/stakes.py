@@ -1,0 +1,79 @@
+"""Room and table arithmetic (reads only): the stakes, rule options, seconds and minimum
+balance of a table's next deal (RULES.md §7), and the disconnect grace."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from typing import Any
+
+from django.conf import settings
+
+from games.engine.beans import RoomStakes
+from games.engine.variants import find_variant
+from games.models import Room, Table
+
+
+def disconnect_grace_seconds() -> int:
+    return settings.DDZ_DISCONNECT_GRACE_SECONDS
+
+
+def disconnect_grace() -> datetime.timedelta:
+    return datetime.timedelta(seconds=disconnect_grace_seconds())
+
+
+def room_computed_min_balance(room: Room) -> int:
+    """The largest loss one seat can suffer in this room (RULES.md §7 ``min_balance``)."""
+    variant = find_variant(room.variant, **(room.options or {}))
+    units = variant.max_loss_units(max_multiplier=room.max_multiplier)
+    return units * room.base_score * room.coefficient + room.house_take
+
+
+def room_min_balance(*, room: Room) -> int:
+    """The room's override when set, else the computed value."""
+    if room.min_balance is not None:
+        return room.min_balance
+    return room_computed_min_balance(room)
+
+
+def table_options(table: Table) -> dict[str, Any]:
+    """The rule options of the table's next deal: the room's, with a private table's host
+    choices for the options the room lets hosts set."""
+    options = dict(table.room.options or {})
+    if table.is_private:
+        chosen = (table.settings or {}).get("options") or {}
+        for name in table.room.host_options or []:
+            if name in chosen:
+                options[name] = chosen[name]
+    return options
+
+
+def table_stakes(table: Table) -> RoomStakes:
+    """The stakes of the table's next deal (a private table may carry an operator's coefficient)."""
+    stakes = table.room.stakes
+    coefficient = (table.settings or {}).get("coefficient") if table.is_private else None
+    if coefficient:
+        stakes = dataclasses.replace(stakes, coefficient=int(coefficient))
+    return stakes
+
+
+def table_seconds(table: Table) -> tuple[int, int]:
+    """(turn seconds, bid seconds) of the table's next deal."""
+    chosen = (table.settings or {}) if table.is_private else {}
+    return (
+        int(chosen.get("turn_seconds") or table.room.turn_seconds),
+        int(chosen.get("bid_seconds") or table.room.bid_seconds),
+    )
+
+
+def table_min_balance(table: Table) -> int:
+    """Beans needed to sit at this table: the room's minimum, or more when a private table's
+    options or stakes allow a larger loss."""
+    room = table.room
+    if not table.is_private or not table.settings:
+        return room_min_balance(room=room)
+    stakes = table_stakes(table)
+    variant = find_variant(room.variant, **table_options(table))
+    units = variant.max_loss_units(max_multiplier=room.max_multiplier)
+    computed = units * stakes.base_score * stakes.coefficient + stakes.house_take
+    return max(computed, room_min_balance(room=room))
