@@ -33,6 +33,8 @@ from games.services.base import (
     broadcast_on_commit,
     bump,
     create_seats,
+    lock_between_hands,
+    lock_seated,
     lock_table,
     require_user,
     vacate,
@@ -290,14 +292,8 @@ def table_remove_seat(*, table_id: Any, user: User, seat_index: Any) -> None:
 
 def _between_hands_seat(table_id: Any, user: Any) -> tuple[Table, list[Seat], Seat]:
     user = require_user(user)
-    table = lock_table(table_id)
-    assert table is not None
-    if selectors.table_active_hand(table=table) is not None:
-        raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
-    seats = selectors.table_seats(table=table)
-    mine = next((s for s in seats if s.user_id == user.pk), None)
-    if mine is None:
-        raise ActionRejected.of(ErrorCode.NOT_SEATED)
+    table, seats = lock_between_hands(table_id, user=user)
+    mine = next(s for s in seats if s.user_id == user.pk)
     return table, seats, mine
 
 
@@ -373,13 +369,8 @@ def seat_accept_swap(*, table_id: Any, user: User, seat_index: Any) -> None:
 def seat_stand_after_hand(*, table_id: Any, user: User, enabled: bool = True) -> None:
     """Stand up once the hand in play is over (the player keeps playing it); between hands
     this is simply leaving."""
-    user = require_user(user)
     with write():
-        table = lock_table(table_id)
-        assert table is not None
-        seat = Seat.objects.filter(table=table, user=user).first()
-        if seat is None:
-            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        table, seat = lock_seated(table_id, user)
         in_hand = selectors.table_active_hand(table=table) is not None
         if in_hand:
             seat.sit_out_after_hand = bool(enabled)

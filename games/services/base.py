@@ -18,6 +18,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
+from games import selectors
 from games.errors import ActionRejected, ErrorCode
 from games.models import Seat, Table
 from games.prepared import PreparedRead
@@ -155,6 +156,30 @@ def bump(table: Table) -> None:
     Table.objects.filter(pk=table.pk).update(
         version=table.version, status=table.status, changed_at=table.changed_at
     )
+
+
+def lock_seated(table_id: Any, user: Any) -> tuple[Table, Seat]:
+    """Lock the table; the user's seat at it (NOT_SEATED without one)."""
+    user = require_user(user)
+    table = lock_table(table_id)
+    assert table is not None
+    seat = Seat.objects.filter(table=table, user=user).first()
+    if seat is None:
+        raise ActionRejected.of(ErrorCode.NOT_SEATED)
+    return table, seat
+
+
+def lock_between_hands(table_id: Any, *, user: Any = None) -> tuple[Table, list[Seat]]:
+    """Lock the table and read its seats, refusing while a hand is played (HAND_IN_PROGRESS)
+    and, with ``user``, unless he holds one of them (NOT_SEATED)."""
+    table = lock_table(table_id)
+    assert table is not None
+    seats = selectors.table_seats(table=table)
+    if user is not None and not any(s.user_id == user.pk for s in seats):
+        raise ActionRejected.of(ErrorCode.NOT_SEATED)
+    if selectors.table_active_hand(table=table) is not None:
+        raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
+    return table, seats
 
 
 def require_user(user: Any) -> User:

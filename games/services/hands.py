@@ -54,6 +54,7 @@ from games.prepared import PreparedInsert, PreparedUpdate
 from games.services.base import (
     broadcast_on_commit,
     bump,
+    lock_between_hands,
     lock_table,
     locked_table,
     put_bot,
@@ -98,13 +99,7 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
     commit even when the deal is then refused."""
     now = timezone.now()
     with write():
-        table = lock_table(table_id)
-        assert table is not None
-        seats = selectors.table_seats(table=table)
-        if user is not None and not any(s.user_id == user.pk for s in seats):
-            raise ActionRejected.of(ErrorCode.NOT_SEATED)
-        if selectors.table_active_hand(table=table) is not None:
-            raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
+        table, seats = lock_between_hands(table_id, user=user)
         refusal = _stand_up_before_deal(table, seats, user=user, now=now)
         if refusal is None:
             hand = _deal_hand(table, seats, now=now)
@@ -310,6 +305,18 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
     return seat, holders
 
 
+def _locked_player_hand(
+    table_id: Any, hand_id: Any, user: Any
+) -> tuple[Table, Hand, int, dict[int, int | None], HandState]:
+    """The locked table, its active hand, the user's seat in it, who holds each seat, and
+    the hand's state (HAND_OVER for a finished hand)."""
+    table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
+    if hand.status != Hand.Status.ACTIVE:
+        raise ActionRejected.of(ErrorCode.HAND_OVER)
+    seat, holders = _player_seat(hand, user)
+    return table, hand, seat, holders, selectors.hand_state(hand)
+
+
 def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
     """The client must have seen the current version. One exception: inside a simultaneous
     step (qq5 reveal/double, new5 grab) the others' choices are secret, so a version that only
@@ -345,11 +352,7 @@ def hand_submit_action(
     the engine's refusal mapped to a code and a translated message.
     """
     with write():
-        table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
-        if hand.status != Hand.Status.ACTIVE:
-            raise ActionRejected.of(ErrorCode.HAND_OVER)
-        seat, holders = _player_seat(hand, user)
-        state = selectors.hand_state(hand)
+        table, hand, seat, holders, state = _locked_player_hand(table_id, hand_id, user)
         _check_version(hand, state, expected_version)
         decision = _action_from_client(seat, action)
         run = HandRun(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
@@ -364,11 +367,7 @@ def seat_set_autoplay(
     """Hand the seat to 托管 (``enabled``) or take control back, in the hand found as for
     ``hand_submit_action``."""
     with write():
-        table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
-        if hand.status != Hand.Status.ACTIVE:
-            raise ActionRejected.of(ErrorCode.HAND_OVER)
-        seat, holders = _player_seat(hand, user)
-        state = selectors.hand_state(hand)
+        table, hand, seat, holders, state = _locked_player_hand(table_id, hand_id, user)
         enabled = bool(enabled)
         Seat.objects.filter(table=table, index=seat).update(autoplay=enabled)
         if state.autoplay[seat] == enabled:

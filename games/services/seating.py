@@ -23,6 +23,8 @@ from games.services.base import (
     broadcast_on_commit,
     bump,
     create_seats,
+    lock_between_hands,
+    lock_seated,
     lock_table,
     put_bot,
     require_user,
@@ -118,6 +120,15 @@ def _check_not_seated_elsewhere(room_id: int, user: User) -> None:
         raise ActionRejected.of(ErrorCode.SEATED_ELSEWHERE, table=seat.table_id)
 
 
+# refusals of a table_join that another request overtook (the seat, the table, or his own seat)
+_LOST_RACE = (
+    ErrorCode.TABLE_FULL,
+    ErrorCode.SEAT_TAKEN,
+    ErrorCode.CONFLICT,
+    ErrorCode.SEATED_ELSEWHERE,
+)
+
+
 def table_quick_join(*, room: Room, user: User) -> Table:
     """Find a waiting table of ``room`` with a free seat (fullest first; in a regrouping room
     none with a recent tablemate) and sit down, or open a new table. Idempotent per user and
@@ -141,14 +152,18 @@ def table_quick_join(*, room: Room, user: User) -> Table:
             try:
                 table_join(table_id=table.pk, user=user)
             except ActionRejected as error:
-                if error.code in (ErrorCode.TABLE_FULL, ErrorCode.SEAT_TAKEN, ErrorCode.CONFLICT):
+                if error.code in _LOST_RACE:
                     _raise_if_seated(room, user)
                     continue  # somebody was quicker
                 raise
             return table
-        with write():  # a new table only together with his seat at it
-            table = table_create(room=room)
-            table_join(table_id=table.pk, user=user)
+        try:
+            with write():  # a new table only together with his seat at it
+                table = table_create(room=room)
+                table_join(table_id=table.pk, user=user)
+        except ActionRejected:
+            _raise_if_seated(room, user)
+            raise
         return table
     except _AlreadySeated as seated:
         return seated.table
@@ -169,13 +184,8 @@ def _raise_if_seated(room: Room, user: User) -> None:
 def table_leave(*, table_id: int, user: User) -> None:
     """Stand up. Between hands the seat is freed at once; during a hand the seat goes to 托管
     and is freed when the hand ends."""
-    user = require_user(user)
     with write():
-        table = lock_table(table_id)
-        assert table is not None
-        seat = Seat.objects.filter(table=table, user=user).first()
-        if seat is None:
-            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        table, seat = lock_seated(table_id, user)
         hand = selectors.table_active_hand(table=table)
         from games.notify import notify
 
@@ -200,15 +210,9 @@ def table_add_bot(
 ) -> Seat:
     """Put a house bot on a free seat (between hands). With ``user``, only a seated player may."""
     with write():
-        table = lock_table(table_id)
-        assert table is not None
-        seats = selectors.table_seats(table=table)
-        if user is not None and not any(s.user_id == user.pk for s in seats):
-            raise ActionRejected.of(ErrorCode.NOT_SEATED)
+        table, seats = lock_between_hands(table_id, user=user)
         if table.is_private and not table.allow_bots:
             raise ActionRejected.of(ErrorCode.BOTS_NOT_ALLOWED)
-        if selectors.table_active_hand(table=table) is not None:
-            raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
         seat = _free_seat(seats, seat_index)
         table_life.seat_after(seat, table_life.Event.ADD_BOT)
         put_bot(seat)
@@ -278,13 +282,7 @@ def table_fill_idle(*, now: datetime.datetime | None = None) -> int:
 def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None) -> None:
     """Take a bot off its seat (between hands)."""
     with write():
-        table = lock_table(table_id)
-        assert table is not None
-        seats = selectors.table_seats(table=table)
-        if user is not None and not any(s.user_id == user.pk for s in seats):
-            raise ActionRejected.of(ErrorCode.NOT_SEATED)
-        if selectors.table_active_hand(table=table) is not None:
-            raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
+        table, seats = lock_between_hands(table_id, user=user)
         seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
         if seat is None or not seat.is_bot:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)

@@ -44,8 +44,9 @@ from django.contrib.auth import get_user_model
 from games.services import room_create
 for variant in ("qq5", "new5", "classic3", "fenzhou5"):
     room_create(name="room-" + variant, variant=variant, coefficient=1)
+room_create(name="room-between-hands", variant="classic3", coefficient=1)
 User = get_user_model()
-for name in ("ann", "ben", "cat", "dan", "eve", "fay"):
+for name in ("ann", "ben", "cat", "dan", "eve", "fay", "gil", "hal"):
     user = User.objects.create_user(username=name, password={PASSWORD!r})
     beans_grant(user=user, amount=100000)
 """
@@ -308,3 +309,30 @@ class TableBrowserTests:
         for i, page in enumerate(pages):
             _shot(page, f"classic3-three-players-settlement-{i}")
             page.context.close()
+
+    def test_joining_between_hands_makes_a_player_at_once(self, browser, server) -> None:
+        # gil plays a hand with two bots and leaves; hal quick-joins into his seat while the
+        # result is on the table: he is a player (Next hand, Leave), not a spectator
+        gil = _page(browser, server, lang="en")
+        _login(gil, server, "gil")
+        _join(gil, server, "room-between-hands")
+        table_url = gil.url
+        _fill_and_deal(gil)
+        _play_to_the_end([gil])
+        gil.click("#table-result form[action$='/leave/'] button")
+        gil.wait_for_function(
+            "() => !document.querySelector('#table-result form[action$=\"/leave/\"]')"
+        )
+        hal = _page(browser, server, lang="en")
+        _login(hal, server, "hal")
+        _join(hal, server, "room-between-hands")
+        assert hal.url == table_url
+        hal.wait_for_selector("#table-controls form[action$='/deal/'] button")
+        assert not hal.get_by_text("You are watching this table").count()
+        assert hal.locator("#table-controls form[action$='/leave/'] button").count()
+        _shot(hal, "classic3-joined-between-hands")
+        hal.click("#table-controls form[action$='/deal/'] button")
+        hal.wait_for_selector("#table-hand .hc")
+        assert hal.locator("#table-hand .hc").count() in (17, 20)
+        hal.context.close()
+        gil.context.close()
