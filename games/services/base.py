@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from games import selectors
+from games import selectors, table_life
 from games.errors import ActionRejected, ErrorCode
 from games.models import Seat, Table
 from games.prepared import PreparedRead
@@ -180,6 +180,15 @@ def lock_between_hands(table_id: Any, *, user: Any = None) -> tuple[Table, list[
     if selectors.table_active_hand(table=table) is not None:
         raise ActionRejected.of(ErrorCode.HAND_IN_PROGRESS)
     return table, seats
+
+
+def seat_moves(seat: Seat, event: table_life.Event) -> table_life.SeatState:
+    """The state the seat moves to on ``event`` (games/table_life.py); a move the model does
+    not have is refused with nothing changed."""
+    try:
+        return table_life.seat_after(seat, event)
+    except table_life.Refused as error:
+        raise ActionRejected.of(ErrorCode.BAD_SEAT, detail=str(error)) from error
 
 
 def require_user(user: Any) -> User:

@@ -28,6 +28,7 @@ from games.services.base import (
     lock_table,
     put_bot,
     require_user,
+    seat_moves,
     vacate,
     write,
 )
@@ -97,7 +98,7 @@ def table_join(
             check_invite(table, user, invite_code)
         _check_balance(table.room, user, table)
         seat = _free_seat(seats, seat_index)
-        table_life.seat_after(seat, table_life.Event.SIT)
+        seat_moves(seat, table_life.Event.SIT)
         vacate(seat, save=False)
         seat.user = user
         seat.save()
@@ -189,7 +190,9 @@ def table_leave(*, table_id: int, user: User) -> None:
         hand = selectors.table_active_hand(table=table)
         from games.notify import notify
 
-        table_life.seat_after(seat, table_life.leave_event(in_hand=hand is not None))
+        if hand is not None and seat.sit_out_after_hand:
+            return  # he is leaving already: the seat is freed when the hand ends
+        seat_moves(seat, table_life.leave_event(in_hand=hand is not None))
         notify(table.pk, "left", name=user.username)
         if hand is None:
             vacate(seat)
@@ -214,7 +217,7 @@ def table_add_bot(
         if table.is_private and not table.allow_bots:
             raise ActionRejected.of(ErrorCode.BOTS_NOT_ALLOWED)
         seat = _free_seat(seats, seat_index)
-        table_life.seat_after(seat, table_life.Event.ADD_BOT)
+        seat_moves(seat, table_life.Event.ADD_BOT)
         put_bot(seat)
         bump(table)
         broadcast_on_commit(table.pk)
@@ -286,7 +289,7 @@ def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None
         seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
         if seat is None or not seat.is_bot:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
-        table_life.seat_after(seat, table_life.Event.REMOVE_BOT)
+        seat_moves(seat, table_life.Event.REMOVE_BOT)
         vacate(seat)
         bump(table)
         broadcast_on_commit(table.pk)

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from games import selectors, services, table_life
 from games.errors import ActionRejected, ErrorCode
@@ -419,6 +419,20 @@ class TableLifeMachine(RuleBasedStateMachine):
         assert not (dealt_in & gone), "a player away past the grace was dealt in"
 
     @rule(t=st.integers(0, 1))
+    def fill_with_bots(self, t):
+        try:
+            services.table_fill_with_bots(table_id=self.tables[t].pk)
+        except ActionRejected as error:
+            assert error.code is ErrorCode.HAND_IN_PROGRESS, error.code
+
+    @rule(t=st.integers(0, 1), index=st.integers(0, 2))
+    def remove_bot(self, t, index):
+        try:
+            services.table_remove_bot(table_id=self.tables[t].pk, seat_index=index)
+        except ActionRejected as error:
+            assert error.code in (ErrorCode.HAND_IN_PROGRESS, ErrorCode.BAD_SEAT), error.code
+
+    @rule(t=st.integers(0, 1))
     def finish(self, t):
         _play_out(self.tables[t].pk)
 
@@ -449,7 +463,6 @@ class TableLifeMachine(RuleBasedStateMachine):
     def no_seat_has_two_occupants(self):
         assert not Seat.objects.filter(room=self.room, user__isnull=False, is_bot=True).exists()
 
-    @precondition(lambda self: True)
     @invariant()
     def a_seated_player_can_act_or_leave(self):
         for seat in Seat.objects.filter(room=self.room, user__isnull=False).select_related(
@@ -457,10 +470,12 @@ class TableLifeMachine(RuleBasedStateMachine):
         ):
             table = seat.table
             hand = selectors.table_current_hand(table=table)
-            from games.rendering import table_context
+            from games.rendering import render_regions, table_context
 
             ctx = table_context(table=table, hand=hand, seat_index=seat.index, user=seat.user)
             assert ctx["seated"], "a seated player is shown as a spectator"
+            html = render_regions(ctx)
+            assert reverse("table_leave", args=[table.pk]) in html, "no way to leave"
             in_hand = hand is not None and hand.status == Hand.Status.ACTIVE
             if in_hand:
                 assert HandPlayer.objects.filter(hand=hand, user=seat.user).exists() or (
@@ -475,8 +490,8 @@ def test_table_life_machine():
     run_state_machine_as_test(
         TableLifeMachine,
         settings=settings(
-            max_examples=25,
-            stateful_step_count=20,
+            max_examples=40,
+            stateful_step_count=30,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
         ),

@@ -50,7 +50,7 @@ def _dealt(client, room) -> tuple[Table, Hand]:
 
 def _finish(hand: Hand, user) -> Hand:
     """Hand the player's seat to 托管 until the table's hand is over (a classic3 deal that
-    everybody passed is re-dealt at once: follow it to the next one)."""
+    everybody passed is not dealt again for 托管 and bots alone: the player deals again)."""
     table = hand.table
     for _ in range(30):
         hand = selectors.table_current_hand(table=table)
@@ -58,6 +58,8 @@ def _finish(hand: Hand, user) -> Hand:
             return hand
         if hand.status == Hand.Status.ACTIVE:
             game_services.seat_set_autoplay(hand_id=hand.pk, user=user, enabled=True)
+        else:
+            game_services.hand_start(table_id=table.pk, user=user)
     raise AssertionError("the hand did not finish")
 
 
