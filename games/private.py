@@ -24,7 +24,7 @@ from django.db.models import Sum
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import BeanEntry, User
-from games import selectors
+from games import selectors, table_life
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
@@ -37,6 +37,7 @@ from games.services.base import (
     lock_seated,
     lock_table,
     require_user,
+    seat_moves,
     vacate,
     write,
 )
@@ -310,6 +311,8 @@ def seat_move(*, table_id: Any, user: User, seat_index: Any) -> Seat:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
         if not target.is_empty:
             raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
+        seat_moves(mine, table_life.Event.LEAVE)
+        seat_moves(target, table_life.Event.SIT)
         # his tabs stay open (no reload): the new seat keeps their count and times
         presence = {field: getattr(mine, field) for field in _PRESENCE_FIELDS}
         vacate(mine)
