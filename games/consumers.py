@@ -152,7 +152,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         ):
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        presence = await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
+        presence = await self._call(
+            services.seat_connect,
+            table_id=self.table_id,
+            user=self.user,
+            channel_name=self.channel_name,
+        )
         # spectator count, connection address; pushed before this socket's first frame so the
         # other tabs have it by the time this one shows the table
         await club_sockets.socket_opened(self, seated=bool(presence and presence.seated))
@@ -188,7 +193,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in getattr(self, "joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "joined", None):
-            await self._call(services.seat_disconnect, table_id=self.table_id, user=self.user)
+            await self._call(
+                services.seat_disconnect,
+                table_id=self.table_id,
+                user=self.user,
+                channel_name=self.channel_name,
+            )
             self.joined = []
             await club_sockets.socket_closed(self)
 

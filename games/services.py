@@ -27,7 +27,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from games import selectors
+from games import presence, selectors
 from games.engine.beans import RoomStakes, round_half_up
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
 from games.engine.errors import EngineError
@@ -569,48 +569,69 @@ class Presence:
     pushed: bool  # his seat went on or off line: every audience gets the new state
 
 
-def seat_connect(*, table_id: int, user: User) -> Presence:
-    """A websocket of a seated user opened (presence; cancels a pending disconnect grace)."""
-    return _presence(table_id=table_id, user=user, delta=1)
+def seat_connect(*, table_id: int, user: User, channel_name: str | None = None) -> Presence:
+    """A websocket of ``user`` opened at the table: its lease is recorded (games.presence) and,
+    when he is seated, his seat is on line (cancels a pending disconnect grace)."""
+    return _presence(table_id=table_id, user=user, channel_name=channel_name, opened=True)
 
 
-def seat_disconnect(*, table_id: int, user: User) -> Presence:
-    """A websocket of a seated user closed; with none left the disconnect grace starts."""
-    return _presence(table_id=table_id, user=user, delta=-1)
+def seat_disconnect(*, table_id: int, user: User, channel_name: str | None = None) -> Presence:
+    """A websocket of ``user`` closed; with none of his left at the table, the grace starts."""
+    return _presence(table_id=table_id, user=user, channel_name=channel_name, opened=False)
 
 
-def _presence(*, table_id: int, user: User, delta: int) -> Presence:
+def _presence(*, table_id: int, user: User, channel_name: str | None, opened: bool) -> Presence:
     if user is None or not getattr(user, "is_authenticated", False):
         return Presence(seated=False, pushed=False)
     with _write():
         table = _lock_table(table_id)
         assert table is not None
+        now = timezone.now()
+        if opened:
+            presence.lease_open(table=table, user_id=user.pk, channel_name=channel_name, now=now)
+        else:
+            presence.lease_close(table=table, user_id=user.pk, channel_name=channel_name)
         seat = Seat.objects.filter(table=table, user=user).first()
         if seat is None:
             return Presence(seated=False, pushed=False)
-        now = timezone.now()
-        was_online = seat.connections > 0
-        seat.connections = max(0, seat.connections + delta)
-        if delta > 0:
-            seat.connected_at = now
-            seat.disconnected_at = None
-        elif seat.connections == 0:
-            seat.disconnected_at = now
-        seat.save(update_fields=["connections", "connected_at", "disconnected_at"])
-        hand = selectors.table_active_hand(table=table)
-        if hand is not None:
-            state = selectors.hand_state(hand)
-            deadline = _deadline(table, hand, state, _seats(table))
-            if deadline != hand.deadline_at:
-                hand.deadline_at = deadline
-                Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
-        pushed = was_online != (seat.connections > 0)
+        pushed = presence.seat_recount(seat=seat, now=now, at=now)
         if pushed:
-            _bump(table)
-            # after a restart every tab of the club reconnects at once: one push per table
-            # for the seats that came back while it waited, not one per seat
-            _broadcast_on_commit(table.pk, coalesce=True)
+            _presence_changed(table)
     return Presence(seated=True, pushed=pushed)
+
+
+def table_expire_leases(*, table_id: int, now: datetime.datetime) -> int:
+    """The sockets of ``table`` whose process stopped renewing their leases are gone: their
+    seats are recounted, and those left with no live socket go offline as of the moment the
+    lease expired (their grace runs from then). Returns how many seats went offline."""
+    with _write():
+        skip = transaction.get_connection().features.has_select_for_update_skip_locked
+        table = _locked_table(pk=table_id, skip_locked=skip)
+        if table is None:  # gone, or another writer holds it: the next sweep comes back
+            return 0
+        expired = presence.leases_expire(table=table, now=now)
+        offline = 0
+        for seat in Seat.objects.filter(table=table, user_id__in=expired):
+            offline += presence.seat_recount(seat=seat, now=now, at=expired[seat.user_id])
+        if offline:
+            _presence_changed(table)
+    return offline
+
+
+def _presence_changed(table: Table) -> None:
+    """A seat went on or off line: the hand's deadline follows (the grace starts or ends) and
+    every audience gets the new state."""
+    hand = selectors.table_active_hand(table=table)
+    if hand is not None:
+        state = selectors.hand_state(hand)
+        deadline = _deadline(table, hand, state, _seats(table))
+        if deadline != hand.deadline_at:
+            hand.deadline_at = deadline
+            Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
+    _bump(table)
+    # after a restart every tab of the club reconnects at once: one push per table for the
+    # seats that came back while it waited, not one per seat
+    _broadcast_on_commit(table.pk, coalesce=True)
 
 
 # --------------------------------------------------------------------------- hands
@@ -1075,6 +1096,13 @@ def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
             and seat.connections == 0
             and seat.disconnected_at is not None
             and seat.disconnected_at + grace <= now
+            # the lease table is the truth: never 托管 for a user with a live socket here
+            and not selectors.user_live_sockets(
+                table_id=table.pk,
+                user_id=seat.user_id,
+                now=now,
+                lease_seconds=presence.lease_seconds(),
+            )
         )
         if run.state.autoplay[index]:
             continue
