@@ -8,8 +8,6 @@ from ddz_site.settings import *  # noqa: F403
 
 DDZ_DEADLINE_POLL_SECONDS = float(os.environ.get("DDZ_DEADLINE_POLL_SECONDS", "0.25"))
 DDZ_DISCONNECT_GRACE_SECONDS = int(os.environ.get("DDZ_DISCONNECT_GRACE_SECONDS", "20"))
-DDZ_SOCKET_LEASE_SECONDS = int(os.environ.get("DDZ_SOCKET_LEASE_SECONDS", "5"))
-DDZ_SOCKET_RENEW_SECONDS = float(os.environ.get("DDZ_SOCKET_RENEW_SECONDS", "1"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
