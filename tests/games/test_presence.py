@@ -45,6 +45,14 @@ def _renewed(channel_name: str) -> datetime.datetime:
     return SocketLease.objects.get(channel_name=channel_name).renewed_at
 
 
+def _tabs_in_two_processes(table, user, *, here: str, there: str) -> None:
+    """Two sockets of ``user`` at ``table``: ``here`` held by this process, ``there`` by
+    another one."""
+    services.seat_connect(table_id=table.pk, user=user, channel_name=here)
+    services.seat_connect(table_id=table.pk, user=user, channel_name=there)
+    SocketLease.objects.filter(channel_name=there).update(process="another process")
+
+
 def _autoplays(table) -> int:
     return HandAction.objects.filter(hand__table=table, source=HandAction.Source.AUTOPLAY).count()
 
@@ -75,9 +83,7 @@ class TestLeases:
 
     def test_a_process_renews_its_own_leases_only(self):
         table, user, _ = _awaited()
-        services.seat_connect(table_id=table.pk, user=user, channel_name="here")
-        services.seat_connect(table_id=table.pk, user=user, channel_name="there")
-        SocketLease.objects.filter(channel_name="there").update(process="another process")
+        _tabs_in_two_processes(table, user, here="here", there="there")
         before = _renewed("there")
         later = _renewed("here") + 7 * S
         assert presence.leases_renew(now=later) == 1
@@ -118,9 +124,7 @@ class TestLeases:
 
     def test_a_dead_processs_lease_leaves_the_seat_online_while_another_lives(self):
         table, user, index = _awaited()
-        services.seat_connect(table_id=table.pk, user=user, channel_name="dead.tab")
-        services.seat_connect(table_id=table.pk, user=user, channel_name="live.tab")
-        SocketLease.objects.filter(channel_name="dead.tab").update(process="a dead process")
+        _tabs_in_two_processes(table, user, here="live.tab", there="dead.tab")
         renewed = _renewed("live.tab")
         presence.leases_renew(now=renewed + 25 * S)
         assert presence_sweep(now=renewed + 40 * S) == 0
@@ -147,3 +151,22 @@ class TestLeases:
         assert SocketLease.objects.filter(process=presence.PROCESS_ID).count() == 2
         services.seat_disconnect(table_id=table.pk, user=user)
         assert _seat(table, index).connections == 1
+
+
+@pytest.mark.parametrize("runner", ["thread", "off"])
+def test_a_served_process_renews_its_leases_whether_or_not_it_runs_deadlines(
+    monkeypatch, settings, runner
+):
+    from django.apps import apps
+
+    from games import apps as games_apps
+    from games import deadlines
+
+    started: list[str] = []
+    settings.DDZ_DEADLINE_RUNNER = runner
+    monkeypatch.setattr(games_apps, "_serving", lambda: True)
+    monkeypatch.setattr(deadlines, "start_daemon", lambda name, target: started.append(name))
+    monkeypatch.setattr(deadlines, "start_thread", lambda: started.append("ddz-deadlines"))
+    apps.get_app_config("games").ready()
+    expected = ["ddz-socket-leases"] + (["ddz-deadlines"] if runner == "thread" else [])
+    assert started == expected
