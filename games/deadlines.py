@@ -78,18 +78,18 @@ def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
 
 def presence_sweep(*, now: datetime.datetime | None = None) -> int:
     """Expire the socket leases nobody renews any more (games.presence); returns how many seats
-    went offline."""
+    changed (went offline)."""
     now = now or timezone.now()
-    offline = 0
+    changed = 0
     tables = selectors.tables_with_dead_leases(now=now, lease_seconds=presence.lease_seconds())
     for table_id in tables:
         try:
-            offline += services.table_expire_leases(table_id=table_id, now=now)
+            changed += services.table_expire_leases(table_id=table_id, now=now)
         except ActionRejected as error:  # lost a race: the next sweep comes back
             logger.info("socket leases of table %s: %s", table_id, error)
         except DatabaseError:
             logger.exception("socket leases of table %s failed; will retry", table_id)
-    return offline
+    return changed
 
 
 def run_forever(*, stop: threading.Event | None = None, interval: float | None = None) -> None:

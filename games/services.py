@@ -603,19 +603,20 @@ def _presence(*, table_id: int, user: User, channel_name: str | None, opened: bo
 def table_expire_leases(*, table_id: int, now: datetime.datetime) -> int:
     """The sockets of ``table`` whose process stopped renewing their leases are gone: their
     seats are recounted, and those left with no live socket go offline as of the moment the
-    lease expired (their grace runs from then). Returns how many seats went offline."""
+    lease expired (their grace runs from then). Returns how many seats the table now shows
+    differently."""
     with _write():
         skip = transaction.get_connection().features.has_select_for_update_skip_locked
         table = _locked_table(pk=table_id, skip_locked=skip)
         if table is None:  # gone, or another writer holds it: the next sweep comes back
             return 0
         expired = presence.leases_expire(table=table, now=now)
-        offline = 0
+        changed = 0
         for seat in Seat.objects.filter(table=table, user_id__in=expired):
-            offline += presence.seat_recount(seat=seat, now=now, at=expired[seat.user_id])
-        if offline:
+            changed += presence.seat_recount(seat=seat, now=now, at=expired[seat.user_id])
+        if changed:
             _presence_changed(table)
-    return offline
+    return changed
 
 
 def _presence_changed(table: Table) -> None:
