@@ -30,6 +30,7 @@ from club import sockets as club_sockets
 from games import broadcast, selectors, services
 from games.errors import ActionRejected, ErrorCode
 from games.intents import Intent, parse_frame
+from games.presence import socket_held, socket_released
 
 logger = logging.getLogger(__name__)
 
@@ -158,6 +159,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             user=self.user,
             channel_name=self.channel_name,
         )
+        if presence is not None:  # its lease is recorded: this process keeps it
+            socket_held(channel_name=self.channel_name, table_id=self.table_id, user=self.user)
         # spectator count, connection address; pushed before this socket's first frame so the
         # other tabs have it by the time this one shows the table
         await club_sockets.socket_opened(self, seated=bool(presence and presence.seated))
@@ -193,6 +196,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in getattr(self, "joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "joined", None):
+            # released before its lease is deleted, so the renewer never records it again
+            socket_released(channel_name=self.channel_name)
             await self._call(
                 services.seat_disconnect,
                 table_id=self.table_id,

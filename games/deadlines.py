@@ -108,6 +108,46 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
         stop.wait(interval)
 
 
+def leases_keep(*, now: datetime.datetime | None = None) -> int:
+    """Renew this process's socket leases, and record again those of its open sockets that a
+    sweep took (this process could not renew in time: a stall, the database away); their
+    seats come back on line before any grace runs out. Returns how many were recorded again."""
+    now = now or timezone.now()
+    renewed = presence.leases_renew(now=now)
+    held = presence.sockets_held()
+    if renewed >= len(held):
+        return 0
+    present = selectors.leases_present(channel_names=list(held))
+    restored = 0
+    for name, (table_id, user) in held.items():
+        if name in present:
+            continue
+        try:
+            services.seat_connect(table_id=table_id, user=user, channel_name=name)
+        except ActionRejected as error:  # the table is gone, or a race: the next round sees
+            logger.info("socket lease %s: %s", name, error)
+            continue
+        if presence.socket_is_held(channel_name=name):
+            restored += 1
+        else:  # it closed meanwhile, its own lease already deleted: so is this one
+            services.seat_disconnect(table_id=table_id, user=user, channel_name=name)
+    return restored
+
+
+def renew_forever(*, stop: threading.Event | None = None, interval: float | None = None) -> None:
+    """Keep this process's socket leases until ``stop`` is set."""
+    stop = stop or threading.Event()
+    interval = settings.DDZ_SOCKET_RENEW_SECONDS if interval is None else interval
+    while not stop.is_set():
+        try:
+            leases_keep()
+        except Exception:
+            logger.exception("keeping the socket leases failed; will retry")
+        finally:
+            close_old_connections()
+        stop.wait(interval)
+
+
 _threads: dict[str, threading.Thread] = {}
 _threads_lock = threading.Lock()
 

@@ -1,41 +1,65 @@
 """Presence that is true across processes (issue #16): who has a table socket open, and where.
 
 Each open table socket is a ``SocketLease`` naming the served process that accepted it
-(``PROCESS_ID``, chosen at random when the process starts). The process renews its leases every
-``DDZ_SOCKET_RENEW_SECONDS`` (``renew_forever``, a thread of every served process, whether or
-not it runs the deadline runner: the sockets live there). A process that stops or dies stops
-renewing; after ``DDZ_SOCKET_LEASE_SECONDS`` its leases are dead and the deadline runner's sweep
-(``services.table_expire_leases``) deletes them and takes their users' seats offline as of the
-moment they expired, which starts the disconnect grace. No process ever touches another
-process's live leases, so a restart elsewhere changes nothing for the sockets held here.
+(``PROCESS_ID``, chosen at random when the process starts). The process renews its leases
+every ``DDZ_SOCKET_RENEW_SECONDS`` (``deadlines.renew_forever``, a thread of every served
+process, whether or not it runs the deadline runner: the sockets live there). A process that
+stops or dies stops renewing; after ``DDZ_SOCKET_LEASE_SECONDS`` its leases are dead and the
+deadline runner's sweep (``services.table_expire_leases``) deletes them and takes their users'
+seats offline as of the moment they expired, which starts the disconnect grace. No process
+ever touches another process's live leases, so a restart elsewhere changes nothing for the
+sockets held here.
 
 A seat's ``connections`` is recomputed from its user's live leases at the table whenever one
 is opened, closed or expired, under the table's row lock (the caller holds it): never counted
 up or down, so it cannot drift. ``disconnected_at`` is when the last one went away; None while
 one is open (or since the player sat down, before his first socket).
 
-Writes of leases are here; reads (``selectors.user_live_sockets``, ``tables_with_dead_leases``)
-in games/selectors.py.
+Writes of leases are here; reads (``selectors.user_live_sockets``, ``tables_with_dead_leases``,
+``leases_present``) in games/selectors.py.
 """
 
 from __future__ import annotations
 
 import datetime
-import logging
 import secrets
 import threading
+from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
 from django.db.models import Max
-from django.utils import timezone
 
 from games import selectors
 from games.models import Seat, SocketLease, Table
 
-logger = logging.getLogger(__name__)
-
 PROCESS_ID = secrets.token_hex(8)
+
+# The sockets this process holds (channel name -> table id, user), kept by the consumer: the
+# renewer records them again when a sweep took their leases while this process could not renew
+# (a stall, or the database away for longer than a lease). Released before the lease is deleted,
+# so a socket that closed is never recorded again.
+_held: dict[str, tuple[int, Any]] = {}
+_held_lock = threading.Lock()
+
+
+def socket_held(*, channel_name: str, table_id: int, user: Any) -> None:
+    with _held_lock:
+        _held[channel_name] = (table_id, user)
+
+
+def socket_released(*, channel_name: str) -> None:
+    with _held_lock:
+        _held.pop(channel_name, None)
+
+
+def sockets_held() -> dict[str, tuple[int, Any]]:
+    with _held_lock:
+        return dict(_held)
+
+
+def socket_is_held(*, channel_name: str) -> bool:
+    with _held_lock:
+        return channel_name in _held
 
 
 def lease_seconds() -> int:
@@ -104,17 +128,3 @@ def seat_recount(*, seat: Seat, now: datetime.datetime, at: datetime.datetime) -
     seat.connections = count
     seat.save(update_fields=["connections", "connected_at", "disconnected_at"])
     return shown_online != (seat.disconnected_at is None)
-
-
-def renew_forever(*, stop: threading.Event | None = None, interval: float | None = None) -> None:
-    """Renew this process's leases until ``stop`` is set."""
-    stop = stop or threading.Event()
-    interval = settings.DDZ_SOCKET_RENEW_SECONDS if interval is None else interval
-    while not stop.is_set():
-        try:
-            leases_renew(now=timezone.now())
-        except Exception:
-            logger.exception("renewing the socket leases failed; will retry")
-        finally:
-            close_old_connections()
-        stop.wait(interval)

@@ -187,6 +187,15 @@ def tables_with_dead_leases(*, now: datetime.datetime, lease_seconds: int) -> li
     )
 
 
+def leases_present(*, channel_names: list[str]) -> set[str]:
+    """Which of these sockets have a lease (live or not yet swept)."""
+    return set(
+        SocketLease.objects.filter(channel_name__in=channel_names).values_list(
+            "channel_name", flat=True
+        )
+    )
+
+
 def hand_players(*, hand: Hand) -> list[HandPlayer]:
     return list(HandPlayer.objects.filter(hand=hand).select_related("user").order_by("seat"))
 

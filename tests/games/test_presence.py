@@ -10,7 +10,7 @@ import datetime
 import pytest
 
 from games import presence, services
-from games.deadlines import hand_apply_due_deadlines, presence_sweep
+from games.deadlines import hand_apply_due_deadlines, leases_keep, presence_sweep
 from games.engine.hand import waiting_seats
 from games.models import Hand, HandAction, Seat, SocketLease, Table
 from games.selectors import hand_state
@@ -170,3 +170,56 @@ def test_a_served_process_renews_its_leases_whether_or_not_it_runs_deadlines(
     apps.get_app_config("games").ready()
     expected = ["ddz-socket-leases"] + (["ddz-deadlines"] if runner == "thread" else [])
     assert started == expected
+
+
+@pytest.fixture
+def held():
+    """This process's register of held sockets, emptied after the test."""
+    yield presence
+    for name in list(presence.sockets_held()):
+        presence.socket_released(channel_name=name)
+
+
+@pytest.mark.django_db
+class TestKeepingLeases:
+    def test_a_held_socket_whose_lease_was_swept_is_recorded_again_and_back_on_line(self, held):
+        table, user, index = _awaited()
+        services.seat_connect(table_id=table.pk, user=user, channel_name="tab")
+        held.socket_held(channel_name="tab", table_id=table.pk, user=user)
+        # this process could not renew for longer than a lease: a sweep took it offline
+        assert presence_sweep(now=_renewed("tab") + (LEASE + 1) * S) == 1
+        assert _seat(table, index).disconnected_at is not None
+
+        assert leases_keep() == 1
+        seat = _seat(table, index)
+        assert (seat.connections, seat.disconnected_at) == (1, None)
+        assert SocketLease.objects.get().process == presence.PROCESS_ID
+        assert leases_keep() == 0  # renewed now, nothing missing
+
+    def test_a_released_socket_is_never_recorded_again(self, held):
+        table, user, index = _awaited()
+        services.seat_connect(table_id=table.pk, user=user, channel_name="tab")
+        held.socket_held(channel_name="tab", table_id=table.pk, user=user)
+        held.socket_released(channel_name="tab")
+        services.seat_disconnect(table_id=table.pk, user=user, channel_name="tab")
+        assert leases_keep() == 0
+        assert not SocketLease.objects.exists()
+        assert _seat(table, index).disconnected_at is not None
+
+    def test_a_socket_closing_while_its_lease_is_recorded_again_leaves_no_lease(
+        self, held, monkeypatch
+    ):
+        table, user, _ = _awaited()
+        services.seat_connect(table_id=table.pk, user=user, channel_name="tab")
+        held.socket_held(channel_name="tab", table_id=table.pk, user=user)
+        SocketLease.objects.all().delete()  # swept while this process stalled
+        connect = services.seat_connect
+
+        def connect_then_close(**kwargs):
+            result = connect(**kwargs)
+            held.socket_released(channel_name=kwargs["channel_name"])  # the tab closes now
+            return result
+
+        monkeypatch.setattr(services, "seat_connect", connect_then_close)
+        assert leases_keep() == 0
+        assert not SocketLease.objects.exists()
