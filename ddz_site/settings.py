@@ -185,6 +185,12 @@ DDZ_DEADLINE_RUNNER = os.environ.get("DDZ_DEADLINE_RUNNER", "thread")
 DDZ_DEADLINE_POLL_SECONDS = float(os.environ.get("DDZ_DEADLINE_POLL_SECONDS", "1.0"))
 DDZ_DISCONNECT_GRACE_SECONDS = env_int("DDZ_DISCONNECT_GRACE_SECONDS", 20)
 DDZ_BOT_FILL_SECONDS = env_int("DDZ_BOT_FILL_SECONDS", 60)
+# Presence across processes (games/presence.py): each served process renews the leases of its
+# open table sockets every DDZ_SOCKET_RENEW_SECONDS; a lease not renewed for
+# DDZ_SOCKET_LEASE_SECONDS is dead (its process stopped or died) and its user's seat goes
+# offline as of then, which starts the disconnect grace.
+DDZ_SOCKET_LEASE_SECONDS = env_int("DDZ_SOCKET_LEASE_SECONDS", 30)
+DDZ_SOCKET_RENEW_SECONDS = float(os.environ.get("DDZ_SOCKET_RENEW_SECONDS", "10"))
 DDZ_REGROUP_MEMORY_HANDS = env_int("DDZ_REGROUP_MEMORY_HANDS", 5)
 
 # Club life (issue #7). Quick chat: fixed phrases only unless DDZ_CHAT_FREE_TEXT (escaped, at

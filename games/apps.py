@@ -24,7 +24,11 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        if settings.DDZ_DEADLINE_RUNNER == "thread" and _serving():
-            from games.deadlines import start_thread
+        if not _serving():
+            return
+        from games.deadlines import renew_forever, start_daemon, start_thread
 
+        # the sockets live in the served process: it renews their leases whoever runs deadlines
+        start_daemon("ddz-socket-leases", renew_forever)
+        if settings.DDZ_DEADLINE_RUNNER == "thread":
             start_thread()

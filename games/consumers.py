@@ -29,6 +29,7 @@ from games import broadcast, selectors, services
 from games.errors import ActionRejected, ErrorCode
 from games.hooks import hooks
 from games.intents import Intent, parse_frame
+from games.presence import socket_held, socket_released
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +152,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         ):
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        presence = await self._call(services.seat_connect, table_id=self.table_id, user=self.user)
+        presence = await self._call(
+            services.seat_connect,
+            table_id=self.table_id,
+            user=self.user,
+            channel_name=self.channel_name,
+        )
+        if presence is not None:  # its lease is recorded: this process keeps it
+            socket_held(channel_name=self.channel_name, table_id=self.table_id, user=self.user)
         # spectator count, connection address; pushed before this socket's first frame so the
         # other tabs have it by the time this one shows the table
         await hooks.socket_opened(self, seated=bool(presence and presence.seated))
@@ -187,7 +195,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in getattr(self, "joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "joined", None):
-            await self._call(services.seat_disconnect, table_id=self.table_id, user=self.user)
+            # released before its lease is deleted, so the renewer never records it again
+            socket_released(channel_name=self.channel_name)
+            await self._call(
+                services.seat_disconnect,
+                table_id=self.table_id,
+                user=self.user,
+                channel_name=self.channel_name,
+            )
             self.joined = []
             await hooks.socket_closed(self)
 

@@ -2,12 +2,14 @@
 grace, applied with no browser connected, exactly once however many processes run them.
 
 Everything is in the database (``Hand.deadline_at``, ``decision_started_at``, the seats'
-presence), so a restart loses nothing. A claimer takes due hands one by one: on PostgreSQL it
-locks the table row with ``SKIP LOCKED`` (a hand another process is working on is skipped and
-left to it), re-checks the deadline under the lock and applies the engine's default action; the
-version guard and the unique action sequence make a second application impossible anyway.
+presence and the socket leases behind it), so a restart loses nothing. A claimer takes due
+hands one by one: on PostgreSQL it locks the table row with ``SKIP LOCKED`` (a hand another
+process is working on is skipped and left to it), re-checks the deadline under the lock and
+applies the engine's default action; the version guard and the unique action sequence make a
+second application impossible anyway.
 
-The same loop seats house bots at waiting tables whose players have waited
+The same loop expires the socket leases of processes that stopped or died (games.presence), so
+their users' grace starts, and seats house bots at waiting tables whose players have waited
 ``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``).
 
 Runners: ``manage.py run_deadlines`` (a loop), or the in-process thread that games/apps.py
@@ -19,13 +21,14 @@ from __future__ import annotations
 import datetime
 import logging
 import threading
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.db.utils import DatabaseError
 from django.utils import timezone
 
-from games import services
+from games import presence, selectors, services
 from games.errors import ActionRejected
 from games.models import Hand
 from games.services.base import locked_table, write
@@ -74,12 +77,29 @@ def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
     return moved
 
 
+def presence_sweep(*, now: datetime.datetime | None = None) -> int:
+    """Expire the socket leases nobody renews any more (games.presence); returns how many seats
+    changed (went offline)."""
+    now = now or timezone.now()
+    changed = 0
+    tables = selectors.tables_with_dead_leases(now=now, lease_seconds=presence.lease_seconds())
+    for table_id in tables:
+        try:
+            changed += services.table_expire_leases(table_id=table_id, now=now)
+        except ActionRejected as error:  # lost a race: the next sweep comes back
+            logger.info("socket leases of table %s: %s", table_id, error)
+        except DatabaseError:
+            logger.exception("socket leases of table %s failed; will retry", table_id)
+    return changed
+
+
 def run_forever(*, stop: threading.Event | None = None, interval: float | None = None) -> None:
-    """Poll for due deadlines until ``stop`` is set."""
+    """Poll for due deadlines and dead socket leases until ``stop`` is set."""
     stop = stop or threading.Event()
     interval = poll_seconds() if interval is None else interval
     while not stop.is_set():
         try:
+            presence_sweep()
             hand_apply_due_deadlines()
             services.table_fill_idle()
         except Exception:
@@ -89,38 +109,74 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
         stop.wait(interval)
 
 
-_thread: threading.Thread | None = None
-_thread_lock = threading.Lock()
+def leases_keep(*, now: datetime.datetime | None = None) -> int:
+    """Renew this process's socket leases, and record again those of its open sockets that a
+    sweep took (this process could not renew in time: a stall, the database away); their
+    seats come back on line before any grace runs out. Returns how many were recorded again."""
+    now = now or timezone.now()
+    renewed = presence.leases_renew(now=now)
+    held = presence.sockets_held()
+    if renewed >= len(held):
+        return 0
+    present = selectors.leases_present(channel_names=list(held))
+    restored = 0
+    for name, (table_id, user) in held.items():
+        if name in present:
+            continue
+        try:
+            services.seat_connect(table_id=table_id, user=user, channel_name=name)
+        except ActionRejected as error:  # the table is gone, or a race: the next round sees
+            logger.info("socket lease %s: %s", name, error)
+            continue
+        if presence.socket_is_held(channel_name=name):
+            restored += 1
+        else:  # it closed meanwhile, its own lease already deleted: so is this one
+            services.seat_disconnect(table_id=table_id, user=user, channel_name=name)
+    return restored
 
 
-def start_thread() -> threading.Thread:
-    """Start the in-process runner once per process (a daemon thread)."""
-    global _thread
-    with _thread_lock:
-        if _thread is not None and _thread.is_alive():
-            return _thread
-        thread = threading.Thread(target=_thread_main, name="ddz-deadlines", daemon=True)
+def renew_forever(*, stop: threading.Event | None = None, interval: float | None = None) -> None:
+    """Keep this process's socket leases until ``stop`` is set."""
+    stop = stop or threading.Event()
+    interval = settings.DDZ_SOCKET_RENEW_SECONDS if interval is None else interval
+    while not stop.is_set():
+        try:
+            leases_keep()
+        except Exception:
+            logger.exception("keeping the socket leases failed; will retry")
+        finally:
+            close_old_connections()
+        stop.wait(interval)
+
+
+_threads: dict[str, threading.Thread] = {}
+_threads_lock = threading.Lock()
+
+
+def start_daemon(name: str, target: Callable[[], None]) -> threading.Thread:
+    """Run ``target`` in a daemon thread called ``name``, once per process."""
+    with _threads_lock:
+        thread = _threads.get(name)
+        if thread is not None and thread.is_alive():
+            return thread
+        thread = threading.Thread(target=_closing(target), name=name, daemon=True)
         thread.start()
-        _thread = thread
+        _threads[name] = thread
         return thread
 
 
-def reset_presence_counts() -> int:
-    """Forget socket counts a crashed process left behind (its sockets are gone). Seats then
-    look present until their next disconnect, which starts the grace as usual."""
-    from games.models import Seat
-
-    return Seat.objects.filter(connections__gt=0).update(connections=0)
-
-
-def _thread_main() -> None:
-    # let the server finish starting before the first query
-    threading.Event().wait(1.0)
-    try:
+def _closing(target: Callable[[], None]) -> Callable[[], None]:
+    def main() -> None:
+        # let the server finish starting before the first query
+        threading.Event().wait(1.0)
         try:
-            reset_presence_counts()
-        except DatabaseError:
-            logger.exception("could not reset presence counts")
-        run_forever()
-    finally:
-        connection.close()
+            target()
+        finally:
+            connection.close()
+
+    return main
+
+
+def start_thread() -> threading.Thread:
+    """Start the in-process runner once per process."""
+    return start_daemon("ddz-deadlines", run_forever)

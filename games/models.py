@@ -274,6 +274,35 @@ class Seat(models.Model):
         return self.user_id is None and not self.is_bot
 
 
+class SocketLease(models.Model):
+    """One open table socket, held by the served process that accepted it. The process renews
+    its leases on a timer (games.presence); a lease not renewed for DDZ_SOCKET_LEASE_SECONDS
+    belongs to a process that stopped or died, and is swept. A seat's ``connections`` is the
+    count of its user's leases at the table, recomputed under the table lock."""
+
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="socket_leases"
+    )
+    user = models.ForeignKey(
+        "accounts.User",
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        related_name="socket_leases",
+    )
+    process = models.CharField(_("process"), max_length=32, db_index=True)
+    # channels' names are ASCII and under 100 characters
+    channel_name = models.CharField(_("channel"), max_length=100, unique=True)
+    renewed_at = models.DateTimeField(_("renewed"), db_index=True)
+
+    class Meta:
+        verbose_name = _("socket lease")
+        verbose_name_plural = _("socket leases")
+        indexes = [models.Index(fields=["table", "user"], name="socketlease_table_user")]
+
+    def __str__(self) -> str:
+        return f"{self.channel_name} ({self.process})"
+
+
 class TableSession(models.Model):
     """A run of hands at one table with the same people (the night's score sheet)."""
 

@@ -10,6 +10,7 @@ once and every render of a broadcast after it hits the cache.
 
 from __future__ import annotations
 
+import datetime
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -18,7 +19,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from games.engine.record import replay
 from games.engine.state import HandState
-from games.models import Hand, HandPlayer, Room, Seat, Table
+from games.models import Hand, HandPlayer, Room, Seat, SocketLease, Table
 from games.prepared import PreparedRead
 
 _CACHE_SIZE = 512
@@ -162,6 +163,37 @@ def seat_of_user(*, table: Table | int, user: Any) -> Seat | None:
         return None
     table_id = table if isinstance(table, int) else table.pk
     return Seat.objects.filter(table_id=table_id, user_id=user.pk).first()
+
+
+def user_live_sockets(
+    *, table_id: int, user_id: int, now: datetime.datetime, lease_seconds: int
+) -> int:
+    """How many sockets ``user_id`` has open at the table: leases renewed within the lease
+    (games.presence)."""
+    cutoff = now - datetime.timedelta(seconds=lease_seconds)
+    return SocketLease.objects.filter(
+        table_id=table_id, user_id=user_id, renewed_at__gte=cutoff
+    ).count()
+
+
+def tables_with_dead_leases(*, now: datetime.datetime, lease_seconds: int) -> list[int]:
+    """Tables holding a lease nobody renewed within the lease: its process stopped or died."""
+    cutoff = now - datetime.timedelta(seconds=lease_seconds)
+    return list(
+        SocketLease.objects.filter(renewed_at__lt=cutoff)
+        .order_by("table_id")
+        .values_list("table_id", flat=True)
+        .distinct()
+    )
+
+
+def leases_present(*, channel_names: list[str]) -> set[str]:
+    """Which of these sockets have a lease (live or not yet swept)."""
+    return set(
+        SocketLease.objects.filter(channel_name__in=channel_names).values_list(
+            "channel_name", flat=True
+        )
+    )
 
 
 def hand_players(*, hand: Hand) -> list[HandPlayer]:

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import selectors, table_life
+from games import presence, selectors, table_life
 from games.engine.beans import round_half_up
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
 from games.engine.errors import EngineError
@@ -589,7 +589,15 @@ def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
         if run.state.finished or index not in waiting_seats(run.state):
             continue
         seat = by_index[index]
-        gone = table_life.gone(seat, now=now, grace=grace)
+        gone = table_life.gone(seat, now=now, grace=grace) and not (
+            # the lease table is the truth: never 托管 for a user with a live socket here
+            selectors.user_live_sockets(
+                table_id=table.pk,
+                user_id=seat.user_id,
+                now=now,
+                lease_seconds=presence.lease_seconds(),
+            )
+        )
         if run.state.autoplay[index]:
             continue
         if timed_out and run.state.phase == PHASE_PLAY:

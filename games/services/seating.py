@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import selectors, table_life
+from games import presence, selectors, table_life
 from games.engine.state import AUTOPLAY, Action
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode
@@ -26,6 +27,7 @@ from games.services.base import (
     lock_between_hands,
     lock_seated,
     lock_table,
+    locked_table,
     put_bot,
     require_user,
     seat_moves,
@@ -101,6 +103,13 @@ def table_join(
         seat_moves(seat, table_life.Event.SIT)
         vacate(seat, save=False)
         seat.user = user
+        # his tabs open at the table (as a spectator until now) count at once
+        seat.connections = selectors.user_live_sockets(
+            table_id=table.pk,
+            user_id=user.pk,
+            now=timezone.now(),
+            lease_seconds=presence.lease_seconds(),
+        )
         seat.save()
         from games.notify import notify
 
@@ -326,45 +335,68 @@ class Presence:
     pushed: bool  # his seat went on or off line: every audience gets the new state
 
 
-def seat_connect(*, table_id: int, user: User) -> Presence:
-    """A websocket of a seated user opened (presence; cancels a pending disconnect grace)."""
-    return _presence(table_id=table_id, user=user, delta=1)
+def seat_connect(*, table_id: int, user: User, channel_name: str | None = None) -> Presence:
+    """A websocket of ``user`` opened at the table: its lease is recorded (games.presence) and,
+    when he is seated, his seat is on line (cancels a pending disconnect grace)."""
+    return _presence(table_id=table_id, user=user, channel_name=channel_name, opened=True)
 
 
-def seat_disconnect(*, table_id: int, user: User) -> Presence:
-    """A websocket of a seated user closed; with none left the disconnect grace starts."""
-    return _presence(table_id=table_id, user=user, delta=-1)
+def seat_disconnect(*, table_id: int, user: User, channel_name: str | None = None) -> Presence:
+    """A websocket of ``user`` closed; with none of his left at the table, the grace starts."""
+    return _presence(table_id=table_id, user=user, channel_name=channel_name, opened=False)
 
 
-def _presence(*, table_id: int, user: User, delta: int) -> Presence:
+def _presence(*, table_id: int, user: User, channel_name: str | None, opened: bool) -> Presence:
     if user is None or not getattr(user, "is_authenticated", False):
         return Presence(seated=False, pushed=False)
     with write():
         table = lock_table(table_id)
         assert table is not None
+        now = timezone.now()
+        if opened:
+            presence.lease_open(table=table, user_id=user.pk, channel_name=channel_name, now=now)
+        else:
+            presence.lease_close(table=table, user_id=user.pk, channel_name=channel_name)
         seat = Seat.objects.filter(table=table, user=user).first()
         if seat is None:
             return Presence(seated=False, pushed=False)
-        now = timezone.now()
-        was_online = seat.connections > 0
-        seat.connections = max(0, seat.connections + delta)
-        if delta > 0:
-            seat.connected_at = now
-            seat.disconnected_at = None
-        elif seat.connections == 0:
-            seat.disconnected_at = now
-        seat.save(update_fields=["connections", "connected_at", "disconnected_at"])
-        hand = selectors.table_active_hand(table=table)
-        if hand is not None:
-            state = selectors.hand_state(hand)
-            deadline = deadline_for(table, hand, state, selectors.table_seats(table=table))
-            if deadline != hand.deadline_at:
-                hand.deadline_at = deadline
-                Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
-        pushed = was_online != (seat.connections > 0)
+        seat_moves(seat, table_life.Event.CONNECT if opened else table_life.Event.DISCONNECT)
+        pushed = presence.seat_recount(seat=seat, now=now, at=now)
         if pushed:
-            bump(table)
-            # after a restart every tab of the club reconnects at once: one push per table
-            # for the seats that came back while it waited, not one per seat
-            broadcast_on_commit(table.pk, coalesce=True)
+            _presence_changed(table)
     return Presence(seated=True, pushed=pushed)
+
+
+def table_expire_leases(*, table_id: int, now: datetime.datetime) -> int:
+    """The sockets of ``table`` whose process stopped renewing their leases are gone: their
+    seats are recounted, and those left with no live socket go offline as of the moment the
+    lease expired (their grace runs from then). Returns how many seats the table now shows
+    differently."""
+    with write():
+        skip = transaction.get_connection().features.has_select_for_update_skip_locked
+        table = locked_table(pk=table_id, skip_locked=skip)
+        if table is None:  # gone, or another writer holds it: the next sweep comes back
+            return 0
+        expired = presence.leases_expire(table=table, now=now)
+        changed = 0
+        for seat in Seat.objects.filter(table=table, user_id__in=expired):
+            changed += presence.seat_recount(seat=seat, now=now, at=expired[seat.user_id])
+        if changed:
+            _presence_changed(table)
+    return changed
+
+
+def _presence_changed(table: Table) -> None:
+    """A seat went on or off line: the hand's deadline follows (the grace starts or ends) and
+    every audience gets the new state."""
+    hand = selectors.table_active_hand(table=table)
+    if hand is not None:
+        state = selectors.hand_state(hand)
+        deadline = deadline_for(table, hand, state, selectors.table_seats(table=table))
+        if deadline != hand.deadline_at:
+            hand.deadline_at = deadline
+            Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
+    bump(table)
+    # after a restart every tab of the club reconnects at once: one push per table for the
+    # seats that came back while it waited, not one per seat
+    broadcast_on_commit(table.pk, coalesce=True)

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from games import selectors, services, table_life
+from games import deadlines, presence, selectors, services, table_life
 from games.errors import ActionRejected, ErrorCode
-from games.models import Hand, HandPlayer, Seat
+from games.models import Hand, HandPlayer, Seat, SocketLease
 from games.rendering import render_table_regions
 from games.stakes import disconnect_grace
 from games.table_life import Event, Refused, SeatState, TableState
@@ -438,17 +438,23 @@ class TableLifeMachine(RuleBasedStateMachine):
 
     @rule()
     def process_restart(self):
-        # a restarting process resets nobody's sockets: the seats are as they were
+        # another process restarts: it resets nobody's sockets, and this one's leases live on
         before = list(Seat.objects.filter(room=self.room).values_list("connections", flat=True))
         selectors.hand_state_clear_cache()
+        deadlines.presence_sweep(now=timezone.now())
         after = list(Seat.objects.filter(room=self.room).values_list("connections", flat=True))
         assert before == after
 
     @rule()
     def process_crash(self):
-        # every socket of the crashed process dies; their leases expire and the grace starts
-        for seat in Seat.objects.filter(room=self.room, connections__gt=0):
-            _away(seat, 0)
+        # this process dies: its leases are no longer renewed, the sweep expires them and the
+        # grace of their users starts
+        lease = datetime.timedelta(seconds=presence.lease_seconds() + 1)
+        SocketLease.objects.filter(process=presence.PROCESS_ID).update(
+            renewed_at=timezone.now() - lease
+        )
+        deadlines.presence_sweep(now=timezone.now())
+        assert not Seat.objects.filter(room=self.room, connections__gt=0).exists()
 
     @invariant()
     def no_user_holds_two_seats_in_the_room(self):

@@ -1,4 +1,5 @@
-"""Apply hand deadlines (timeouts, disconnect grace) in a loop; safe to run in several copies."""
+"""Apply hand deadlines (timeouts, disconnect grace) and expire dead socket leases in a loop;
+safe to run in several copies."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.deadlines import hand_apply_due_deadlines, poll_seconds, run_forever
+from games.deadlines import hand_apply_due_deadlines, poll_seconds, presence_sweep, run_forever
 from games.services import table_fill_idle
 
 
@@ -20,9 +21,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["once"]:
+            offline = presence_sweep()
             moved = hand_apply_due_deadlines()
             filled = table_fill_idle()
-            self.stdout.write(f"hands moved: {moved}; tables filled with bots: {filled}")
+            self.stdout.write(
+                f"seats gone offline: {offline}; hands moved: {moved}; "
+                f"tables filled with bots: {filled}"
+            )
             return
         interval = options["interval"] if options["interval"] is not None else poll_seconds()
         self.stdout.write(f"applying deadlines every {interval} s (Ctrl-C to stop)")
