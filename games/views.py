@@ -3,7 +3,8 @@
 Writes go through games.services (one transaction each, broadcast after commit); a refusal
 (``ActionRejected``) is shown to the player: as the #table-error partial for an htmx request,
 as a flash message otherwise. Hand pages only show what their audience may know: during a
-hand a player sees his own seat's view; after the end the record is public.
+hand a player sees his own seat's view; after the end the record is public, a private table's
+to its players and the staff only.
 """
 
 from __future__ import annotations
@@ -233,6 +234,15 @@ def hand_list(request: HttpRequest) -> HttpResponse:
     return render(request, "games/hands/list.html", {"page": page, "items": items})
 
 
+def _readable_hand(request: HttpRequest, hand_id: int) -> Hand:
+    """The hand, or a 404 (the same as for no such hand) when it is a private table's and the
+    requester neither played it nor is staff."""
+    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    if not selectors.hands_readable(hand_ids=[hand.pk], user=request.user):
+        raise Http404(_("No such hand."))
+    return hand
+
+
 def _hand_audience(request: HttpRequest, hand: Hand) -> int | str | None:
     """'all' after the end; the user's seat during the hand; raises 404 for anyone else."""
     if hand.status == Hand.Status.FINISHED:
@@ -307,7 +317,7 @@ def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
 
 def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The replay viewer: the hand at step ``?step=k`` (k actions applied)."""
-    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    hand = _readable_hand(request, hand_id)
     audience = _hand_audience(request, hand)
     record = hand.record
     actions = list(record.get("actions") or [])
@@ -386,7 +396,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 def hand_record_json(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The §8.4 record after the end; during play, only the requester's own view."""
-    hand = get_object_or_404(Hand, pk=hand_id)
+    hand = _readable_hand(request, hand_id)
     audience = _hand_audience(request, hand)
     if audience == "all":
         data: dict[str, Any] = dict(hand.record)
@@ -412,7 +422,7 @@ def hand_record_json(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 def hand_verify(request: HttpRequest, hand_id: int) -> HttpResponse:
     """Recompute the deal from the revealed seed and compare it with the commitment and record."""
-    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    hand = _readable_hand(request, hand_id)
     ctx: dict[str, Any] = {"hand": hand, "room": hand.table.room}
     if hand.status != Hand.Status.FINISHED:
         ctx["pending"] = True

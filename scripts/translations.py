@@ -326,6 +326,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "yes": ("是", "是"),
     "no": ("否", "否"),
     "No such session.": ("没有这个场次。", "沒有這個場次。"),
+    "No such hand.": ("没有这局牌。", "沒有這局牌。"),
     "Hands": ("局数", "局數"),
     "suspended": ("已停用", "已停用"),
     "Room": ("房间", "房間"),
