@@ -36,6 +36,7 @@ from games.engine.hand import (
     apply,
     autoplay_action,
     start_hand,
+    step_closable,
     summary,
     waiting_seats,
 )
@@ -43,6 +44,7 @@ from games.engine.record import hand_record
 from games.engine.scoring import tie_order
 from games.engine.state import (
     AUTOPLAY,
+    CLOSE,
     PHASE_GRAB,
     PHASE_PARTNER,
     PHASE_PLAY,
@@ -214,6 +216,7 @@ def _broadcast_on_commit(
     club: bool = False,
     known: TableSnapshot | None = None,
     coalesce: bool = False,
+    only_seats: tuple[int, ...] | None = None,
 ) -> None:
     """Push the table's state once after the outermost commit (once per transaction).
     ``notices`` (games.notify partials) and the #table-club region (between hands, or with
@@ -221,7 +224,8 @@ def _broadcast_on_commit(
     the table as the caller just wrote it (the push then reads only what it lacks); the last
     call of a transaction decides, and a call without one has the push read everything.
     ``coalesce``: a push that carries nothing but the state (a seat coming on line) may be
-    one push with others of the table waiting to run (broadcast.push_coalesced)."""
+    one push with others of the table waiting to run (broadcast.push_coalesced).
+    ``only_seats``: the push goes to these seats' players alone (a sealed step's deciders)."""
     connection = transaction.get_connection()
     if connection.in_atomic_block:
         for entry in connection.run_on_commit:
@@ -231,6 +235,9 @@ def _broadcast_on_commit(
                 existing.ddz_club = existing.ddz_club or club
                 existing.ddz_known = known
                 existing.ddz_coalesce = existing.ddz_coalesce and coalesce
+                if existing.ddz_only is not None:
+                    both = None if only_seats is None else {*existing.ddz_only, *only_seats}
+                    existing.ddz_only = None if both is None else tuple(sorted(both))
                 return
 
     from games import broadcast
@@ -249,7 +256,7 @@ def _broadcast_on_commit(
             else:
                 club_due = _club_due(table_id)
             if not send.ddz_notices and not send.ddz_club and not club_due:
-                broadcast.table_changed(table_id, known=known)
+                broadcast.table_changed(table_id, known=known, only_seats=send.ddz_only)
                 return
             from games.private import with_club
 
@@ -265,6 +272,7 @@ def _broadcast_on_commit(
     send.ddz_club = club  # type: ignore[attr-defined]
     send.ddz_known = known  # type: ignore[attr-defined]
     send.ddz_coalesce = coalesce  # type: ignore[attr-defined]
+    send.ddz_only = only_seats  # type: ignore[attr-defined]
     transaction.on_commit(send)
 
 
@@ -671,7 +679,7 @@ def _deal_hand(
         landlord_seat=next_landlord_seat(variant, previous_landlord),
     )
     balances = [s.user.beans if s.user is not None else None for s in seats]
-    state = start_hand(variant, dealt, table_stakes(table), balances=balances)
+    state = start_hand(variant, dealt, table_stakes(table), balances=balances, sealed_steps=True)
     # A private table's hand keeps the host's seconds of its deal; a public table's hands
     # follow the room (an operator's change reaches the pending decision, as before).
     turn_seconds, bid_seconds = table_seconds(table) if table.is_private else (None, None)
@@ -732,7 +740,7 @@ def _action_from_client(seat: int, action: Any) -> Action:
     if not isinstance(action, dict):
         raise ActionRejected.of(ErrorCode.MALFORMED)
     act = action.get("act")
-    if act in (TIMEOUT, AUTOPLAY):
+    if act in (TIMEOUT, AUTOPLAY, CLOSE):
         raise ActionRejected.of(ErrorCode.UNKNOWN_ACT, detail=f"{act} is server-side")
     data = {k: v for k, v in action.items() if k in ("act", "value", "cards")}
     data["seat"] = seat  # the seat is the server's business, never the client's
@@ -790,14 +798,16 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
 
 
 def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
-    """The client must have seen the current version. One exception: inside a simultaneous
-    step (qq5 reveal/double, new5 grab) the others' choices are secret, so a version that only
-    misses actions of that same step is as good as the current one."""
+    """The client must have seen the current version: the one screens show, which the
+    decisions inside a sealed step do not move (they are secret until it closes), or the
+    hand's own count of actions (a caller that read the hand; it is never above the screens'
+    of a newer state). For a hand dealt before sealed steps, a version that only misses
+    actions of the same simultaneous step is as good as the current one, for the same reason."""
     try:
         expected = int(expected_version)
     except (TypeError, ValueError):
         raise ActionRejected.of(ErrorCode.STALE_VERSION, detail="no version") from None
-    if expected == hand.version:
+    if expected in (state.public_version, hand.version):
         return
     if 0 <= expected < hand.version and state.phase in flow_for(state.variant).simultaneous_phases:
         missed = HandAction.objects.filter(hand=hand, seq__gt=expected)
@@ -894,6 +904,7 @@ class _Run:
 
     def __post_init__(self) -> None:
         self.start_version = self.hand.version
+        self.start_public = self.state.public_version
         self.start_phase = self.state.phase
         if self.seats is None:
             self.seats = _seats(self.table)
@@ -930,6 +941,9 @@ class _Run:
                 return
             due = [s for s in waiting_seats(self.state) if s in bots or self.state.autoplay[s]]
             if not due:
+                if self._step_close_due():
+                    self.apply(Action(self._close_seat(), CLOSE), Source.SERVER)
+                    continue
                 return
             seat = due[0]
             if seat in bots:
@@ -937,6 +951,24 @@ class _Run:
             else:
                 self.apply(autoplay_action(self.state, seat), Source.AUTOPLAY)
         raise RuntimeError(f"hand {self.hand.pk}: automatic play does not end")  # pragma: no cover
+
+    def _step_started(self) -> datetime.datetime:
+        """When the pending decision step opened: now if it opened in this run."""
+        same = not self.fresh and self.state.phase == self.start_phase
+        started = self.hand.decision_started_at if same else None
+        return started or self.now
+
+    def _step_close_due(self) -> bool:
+        """A sealed step all asked have decided closes once it has been open the room's
+        shortest step: sooner, its length would tell how many it asked."""
+        if not step_closable(self.state):
+            return False
+        shortest = datetime.timedelta(seconds=self.table.room.step_min_seconds)
+        return self._step_started() + shortest <= self.now
+
+    def _close_seat(self) -> int:
+        # the close is the table's: it is logged under the 明牌 holder, a public seat
+        return self.state.deal.face_up_seat or 0
 
     def _bot_move(self, bot_action: Callable[[HandState, int], Action] | None, seat: int) -> Action:
         if bot_action is not None:
@@ -987,19 +1019,30 @@ class _Run:
         self._remember_on_commit(hand, state)
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
+        if not self.fresh and state.public_version == self.start_public:
+            # only decisions inside a sealed step: its deciders see their own choices, and
+            # nothing else moves (no table version, no frame) for anyone until it closes
+            actors = tuple(sorted({row.seat for row in self.rows}))
+            _broadcast_on_commit(self.table.pk, known=self._snapshot(), only_seats=actors)
+            return
         self.table.version += 1
         self.table.changed_at = self.now
         _MOVE_TABLE.run(
             where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
         )
-        known = None
-        if not state.finished:  # a finished hand also changed the table and the ledger
-            from games.rendering import table_snapshot
+        # a finished hand also changed the table and the ledger: the push reads them
+        _broadcast_on_commit(self.table.pk, known=None if state.finished else self._snapshot())
 
-            known = table_snapshot(
-                table=self.table, hand=hand, seats=self.seats, holders=self.holders, state=state
-            )
-        _broadcast_on_commit(self.table.pk, known=known)
+    def _snapshot(self) -> TableSnapshot:
+        from games.rendering import table_snapshot
+
+        return table_snapshot(
+            table=self.table,
+            hand=self.hand,
+            seats=self.seats,
+            holders=self.holders,
+            state=self.state,
+        )
 
     def _sync_seat_autoplay(self) -> None:
         """Seat.autoplay mirrors the hand's 托管 flags (for screens and the lobby)."""
@@ -1034,13 +1077,16 @@ def _deadline(
     table: Table, hand: Hand, state: HandState, seats: list[Seat]
 ) -> datetime.datetime | None:
     """The next moment something must happen: the pending decision's timeout, or earlier the
-    end of a disconnected awaited player's grace."""
+    end of a disconnected awaited player's grace; for a sealed step all asked have decided,
+    the end of its shortest time."""
     if state.finished:
         return None
+    start = hand.decision_started_at or timezone.now()
+    if step_closable(state):
+        return start + datetime.timedelta(seconds=table.room.step_min_seconds)
     waiting = [s for s in waiting_seats(state) if not state.autoplay[s]]
     if not waiting:
         return None
-    start = hand.decision_started_at or timezone.now()
     deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand))
     grace = datetime.timedelta(seconds=disconnect_grace_seconds())
     by_index = {s.index: s for s in seats}
@@ -1089,6 +1135,7 @@ def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
             continue
         if run.state.autoplay[index]:
             Seat.objects.filter(pk=seat.pk).update(autoplay=True)
+    run.automate()  # a sealed step whose shortest time is over closes
     if not run.rows:
         # nothing was due after all (e.g. a reconnect): just move the deadline on
         deadline = _deadline(table, hand, state, seats)

@@ -7,8 +7,9 @@
      "actions": [{"seat": 1, "act": "bid", "value": 3}, ...]}
 
 Beyond the documented keys, a record carries ``"options"`` only when the variant's rule options
-differ from the defaults, ``room.max_multiplier`` only when set, and ``"balances"`` only when the
-hand was started with balances; ``replay`` accepts all three.
+differ from the defaults, ``room.max_multiplier`` only when set, ``"balances"`` only when the
+hand was started with balances, and ``"sealed_steps": true`` when its simultaneous steps end
+with a ``close`` action (hand.py); ``replay`` accepts all four.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def hand_record(state: HandState) -> dict[str, Any]:
     record["deal"] = state.deal.to_json()
     if state.balances is not None:
         record["balances"] = list(state.balances)
+    if state.sealed_steps:
+        record["sealed_steps"] = True
     record["actions"] = [a.to_json() for a in state.history]
     return record
 
@@ -66,7 +69,8 @@ def _header(record: Mapping[str, Any]) -> HandState:
         if seats != variant.seats:
             raise ReplayError(f"{variant.key} is played by {variant.seats} seats, not {seats}")
         d = Deal.from_json(variant, record["deal"])
-        return start_hand(variant, d, stakes, balances=record.get("balances"))
+        sealed = record.get("sealed_steps") is True
+        return start_hand(variant, d, stakes, balances=record.get("balances"), sealed_steps=sealed)
     except KeyError as exc:
         raise ReplayError(f"a hand record needs {exc.args[0]!r}") from None
     except ReplayError:
