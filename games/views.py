@@ -26,7 +26,7 @@ from games import services as game_services
 from games.engine.cards import format_cards
 from games.engine.dealing import deal as engine_deal
 from games.engine.dealing import seed_commitment
-from games.engine.record import replay
+from games.engine.record import public_marks, replay
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 from games.errors import ActionRejected
@@ -283,8 +283,10 @@ def _infos(hand: Hand) -> list[rendering.SeatInfo]:
 
 
 def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
-    who = names.get(action["seat"], _("Seat %(n)s") % {"n": action["seat"] + 1})
     act = action["act"]
+    if act == "close":  # the table's, not the seat's it is logged under
+        return _("Everyone's choices are shown")
+    who = names.get(action["seat"], _("Seat %(n)s") % {"n": action["seat"] + 1})
     value = action.get("value")
     if act == "play":
         what = rendering._cards_short(action.get("cards"))
@@ -321,13 +323,19 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     audience = _hand_audience(request, hand)
     record = hand.record
     actions = list(record.get("actions") or [])
-    total = len(actions)
+    # the steps its audience may count: during play, a seat's own actions and those the
+    # table saw (another seat's decision inside a sealed step would tell who was asked)
+    shown = list(range(len(actions)))
+    if audience != "all":
+        marks = public_marks(record)
+        shown = [i for i in shown if marks[i] or actions[i]["seat"] == audience]
+    total = len(shown)
     try:
         step = int(request.GET.get("step", total))
     except ValueError:
         step = total
     step = max(0, min(total, step))
-    state = replay({**record, "actions": actions[:step]})
+    state = replay({**record, "actions": actions[: shown[step - 1] + 1 if step else 0]})
     names = _names(hand)
     infos = _infos(hand)
     if audience == "all":
@@ -340,11 +348,9 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
             }
             for s in range(state.seats)
         ]
-        me = None
     else:
         view = view_for(state, int(audience))
         hands = []
-        me = int(audience)
     ctx = rendering.screen_context(
         view=view,
         seats=infos,
@@ -358,21 +364,9 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     )
     # the replay shows the table, never live controls
     ctx.update({"my_turn": False, "can_play": False, "can_pass": False, "choices": []})
-    log = []
-    if audience == "all":
-        log = [_action_text(a, names) for a in actions]
-    else:
-        # own decisions and the public plays only: another seat's secret choice (a qq5
-        # reveal step, a new5 grab window) would tell who was asked
-        for a in actions:
-            if a["seat"] == me or a["act"] in ("play", "pass"):
-                log.append(_action_text(a, names))
-            else:
-                log.append(None)
     steps = [
-        {"n": i + 1, "text": text, "current": i + 1 == step}
-        for i, text in enumerate(log)
-        if text is not None
+        {"n": n, "text": _action_text(actions[i], names), "current": n == step}
+        for n, i in enumerate(shown, start=1)
     ]
     ctx.update(
         {

@@ -24,7 +24,7 @@ from games.engine.hand import apply, start_hand, summary
 from games.engine.state import Action, HandState
 from games.engine.variants import find_variant
 
-__all__ = ["ReplayError", "hand_record", "replay", "replay_summary"]
+__all__ = ["ReplayError", "hand_record", "public_marks", "replay", "replay_summary"]
 
 _ROOM_KEYS = ("base_score", "coefficient", "house_take", "rake_percent")
 
@@ -91,6 +91,18 @@ def replay(record: Mapping[str, Any]) -> HandState:
         except (EngineError, TypeError) as exc:
             raise ReplayError(f"{type(exc).__name__}: {exc}", index) from None
     return state
+
+
+def public_marks(record: Mapping[str, Any]) -> list[bool]:
+    """For each action of a (valid) record, whether the table saw it when it happened: False
+    for the decisions inside a sealed step, which only their deciders knew of."""
+    state = _header(record)
+    marks = []
+    for data in record.get("actions") or []:
+        after = apply(state, Action.from_json(data))
+        marks.append(after.public_version != state.public_version)
+        state = after
+    return marks
 
 
 def replay_summary(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -320,3 +320,32 @@ def test_a_client_cannot_close_a_step(monkeypatch):
         )
     assert refused.value.code is ErrorCode.UNKNOWN_ACT
     assert active_hand(table_id) is not None and _state(table_id)[0].phase == PHASE_REVEAL
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_players_hand_page_counts_no_other_seats_decision_in_a_sealed_step(monkeypatch, client):
+    from django.urls import reverse
+
+    pages = {}
+    for hidden_landlord in (True, False):
+        seed = seed_where("qq5", lambda s, h=hidden_landlord: (s.partner is not None) == h)
+        table_id, users = _table("qq5", seed, monkeypatch)
+        services.hand_start(table_id=table_id)
+        state, hand = _state(table_id)
+        for seat in state.asked:
+            services.hand_submit_action(
+                table_id=table_id,
+                user=users[seat],
+                action={"act": "reveal", "value": False},
+                expected_version=0,
+            )
+        client.force_login(users[_qq5_farmer(_state(table_id)[0])])
+        page = client.get(reverse("hand_detail", args=[hand.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        assert page.status_code == 200
+        pages[hidden_landlord] = re.search(r'class="replay-pos">([^<]*)<', page.text).group(1)
+        # the landlord's own page lists his own decision
+        client.force_login(users[state.landlord])
+        own = client.get(reverse("hand_detail", args=[hand.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        assert re.search(r'class="replay-pos">([^<]*)<', own.text).group(1).strip().endswith("1")
+    assert pages[True] == pages[False]
+    assert pages[True].strip().endswith("0")
