@@ -248,23 +248,32 @@ async def test_new5_grabbing_looks_the_same_however_many_seats_may_grab(monkeypa
 # --------------------------------------------------------------------------- the clock
 
 
+def _dealt_qq5(monkeypatch, *, hidden_landlord: bool) -> tuple[int, list, HandState, Hand]:
+    seed = seed_where("qq5", lambda s: (s.partner is not None) == hidden_landlord)
+    table_id, users = _table("qq5", seed, monkeypatch)
+    services.hand_start(table_id=table_id)
+    return table_id, users, *_state(table_id)
+
+
+def _give_up(table_id: int, users: list, seat: int, act: str = "reveal") -> None:
+    """``seat`` chooses 放弃 on the version the screens show at the step's opening."""
+    services.hand_submit_action(
+        table_id=table_id,
+        user=users[seat],
+        action={"act": act, "value": False},
+        expected_version=0,
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("hidden_landlord", [True, False])
 def test_a_decided_step_closes_after_the_rooms_shortest_time_and_not_before(
     monkeypatch, hidden_landlord
 ):
-    seed = seed_where("qq5", lambda s: (s.partner is not None) == hidden_landlord)
-    table_id, users = _table("qq5", seed, monkeypatch)
-    services.hand_start(table_id=table_id)
-    state, hand = _state(table_id)
+    table_id, users, state, hand = _dealt_qq5(monkeypatch, hidden_landlord=hidden_landlord)
     opened = hand.decision_started_at
     for seat in state.asked:
-        services.hand_submit_action(
-            table_id=table_id,
-            user=users[seat],
-            action={"act": "reveal", "value": False},
-            expected_version=state.public_version,
-        )
+        _give_up(table_id, users, seat)
     state, hand = _state(table_id)
     assert state.phase == PHASE_REVEAL and state.public_version == 0
     # the same deadline with one landlord or two: the step's opening plus the shortest time
@@ -281,36 +290,20 @@ def test_a_decided_step_closes_after_the_rooms_shortest_time_and_not_before(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_step_decided_after_its_shortest_time_closes_with_the_last_decision(monkeypatch):
-    seed = seed_where("qq5", lambda s: s.partner is None)
-    table_id, users = _table("qq5", seed, monkeypatch)
-    services.hand_start(table_id=table_id)
-    state, hand = _state(table_id)
+    table_id, users, state, hand = _dealt_qq5(monkeypatch, hidden_landlord=False)
     Hand.objects.filter(pk=hand.pk).update(
         decision_started_at=hand.decision_started_at - datetime.timedelta(seconds=SHORTEST)
     )
-    services.hand_submit_action(
-        table_id=table_id,
-        user=users[state.landlord],
-        action={"act": "reveal", "value": False},
-        expected_version=0,
-    )
+    _give_up(table_id, users, state.landlord)
     assert _state(table_id)[0].phase == PHASE_DOUBLE
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_client_cannot_close_a_step(monkeypatch):
-    seed = seed_where("qq5", lambda s: s.partner is None)
-    table_id, users = _table("qq5", seed, monkeypatch)
-    services.hand_start(table_id=table_id)
-    state, _hand = _state(table_id)
-    services.hand_submit_action(
-        table_id=table_id,
-        user=users[state.landlord],
-        action={"act": "reveal", "value": False},
-        expected_version=0,
-    )
     from games.errors import ActionRejected, ErrorCode
 
+    table_id, users, state, _hand = _dealt_qq5(monkeypatch, hidden_landlord=False)
+    _give_up(table_id, users, state.landlord)
     with pytest.raises(ActionRejected) as refused:
         services.hand_submit_action(
             table_id=table_id,
@@ -326,26 +319,19 @@ def test_a_client_cannot_close_a_step(monkeypatch):
 def test_a_players_hand_page_counts_no_other_seats_decision_in_a_sealed_step(monkeypatch, client):
     from django.urls import reverse
 
+    position = re.compile(r'class="replay-pos">([^<]*)<')
     pages = {}
     for hidden_landlord in (True, False):
-        seed = seed_where("qq5", lambda s, h=hidden_landlord: (s.partner is not None) == h)
-        table_id, users = _table("qq5", seed, monkeypatch)
-        services.hand_start(table_id=table_id)
-        state, hand = _state(table_id)
+        table_id, users, state, hand = _dealt_qq5(monkeypatch, hidden_landlord=hidden_landlord)
         for seat in state.asked:
-            services.hand_submit_action(
-                table_id=table_id,
-                user=users[seat],
-                action={"act": "reveal", "value": False},
-                expected_version=0,
-            )
+            _give_up(table_id, users, seat)
         client.force_login(users[_qq5_farmer(_state(table_id)[0])])
         page = client.get(reverse("hand_detail", args=[hand.pk]), HTTP_ACCEPT_LANGUAGE="en")
         assert page.status_code == 200
-        pages[hidden_landlord] = re.search(r'class="replay-pos">([^<]*)<', page.text).group(1)
+        pages[hidden_landlord] = position.search(page.text).group(1).strip()
         # the landlord's own page lists his own decision
         client.force_login(users[state.landlord])
         own = client.get(reverse("hand_detail", args=[hand.pk]), HTTP_ACCEPT_LANGUAGE="en")
-        assert re.search(r'class="replay-pos">([^<]*)<', own.text).group(1).strip().endswith("1")
+        assert position.search(own.text).group(1).strip().endswith("1")
     assert pages[True] == pages[False]
-    assert pages[True].strip().endswith("0")
+    assert pages[True].endswith("0")
