@@ -246,9 +246,12 @@ class QQ5Flow(Flow):
         return (state.landlord,) if state.phase == PHASE_REVEAL else tuple(range(state.seats))
 
     def step_seen_by(self, state: HandState, seat: int | None) -> HandState:
-        # the 亮/放弃 choices are shown by no view before the step closes
-        doubles = tuple(v if s == seat else None for s, v in enumerate(state.doubles))
-        return replace(state, doubles=doubles)
+        # a 亮 counts in the multiplier and a 加倍 shows by its seat: the others' not before
+        # the step closes
+        def own(values: tuple[bool | None, ...]) -> tuple[bool | None, ...]:
+            return tuple(v if s == seat else None for s, v in enumerate(values))
+
+        return replace(state, reveals=own(state.reveals), doubles=own(state.doubles))
 
     @staticmethod
     def doubling_bomb(play: PlayRecord) -> bool:

@@ -335,3 +335,53 @@ def test_a_players_hand_page_counts_no_other_seats_decision_in_a_sealed_step(mon
         assert position.search(own.text).group(1).strip().endswith("1")
     assert pages[True] == pages[False]
     assert pages[True].endswith("0")
+
+
+# --------------------------------------------------------------------------- the views
+
+
+def _others_views(state: HandState, decider: int) -> list[dict]:
+    from games.engine.views import public_view, view_for
+
+    return [public_view(state)] + [view_for(state, s) for s in range(state.seats) if s != decider]
+
+
+def _boldest(state: HandState, seat: int):
+    """The decision that would change the most: 亮, 加倍, the first grab."""
+    from games.engine.hand import legal_actions
+
+    return next(
+        a for a in legal_actions(state, seat) if a.value is not False and a.value is not None
+    )
+
+
+@pytest.mark.parametrize("variant", ["qq5", "new5"])
+@pytest.mark.parametrize("number", range(6))
+def test_a_decision_in_an_open_step_changes_no_other_audiences_view(variant, number):
+    """Over the simultaneous steps of a few deals, each 亮, 加倍 or grab changes its decider's
+    view alone, so the seats a step does not ask and the spectator see it as it opened until
+    it closes."""
+    from games.engine.hand import apply
+    from games.engine.state import CLOSE, Action
+    from games.engine.views import public_view, view_for
+
+    def views(state: HandState, seats) -> list[dict]:
+        return [public_view(state)] + [view_for(state, s) for s in seats]
+
+    v = find_variant(variant)
+    state = start_hand(v, deal(v, f"{number:064x}", hand_number=1), sealed_steps=True)
+    closes = 0
+    while state.phase in (PHASE_REVEAL, PHASE_DOUBLE, PHASE_GRAB):
+        asked = set(waiting_seats(state))
+        outsiders = [s for s in range(state.seats) if s not in asked]
+        opened = views(state, outsiders)
+        for seat in sorted(asked):
+            while seat in waiting_seats(state):
+                others = [s for s in range(state.seats) if s != seat]
+                before = views(state, others)
+                state = apply(state, _boldest(state, seat))
+                assert views(state, others) == before
+        assert step_closable(state) and views(state, outsiders) == opened
+        state = apply(state, Action(state.deal.face_up_seat, CLOSE))
+        closes += 1
+    assert closes >= 1 and state.public_version == closes
