@@ -1088,6 +1088,10 @@ def _deadline(
     if not waiting:
         return None
     deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand))
+    if state.phase in flow_for(state.variant).simultaneous_phases:
+        # a decider who drops waits for the step's clock: 托管 at his grace's end would show
+        # everybody that the step asked him
+        return deadline
     grace = datetime.timedelta(seconds=disconnect_grace_seconds())
     by_index = {s.index: s for s in seats}
     for index in waiting:

@@ -385,3 +385,26 @@ def test_a_decision_in_an_open_step_changes_no_other_audiences_view(variant, num
         state = apply(state, Action(state.deal.face_up_seat, CLOSE))
         closes += 1
     assert closes >= 1 and state.public_version == closes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_hidden_landlord_who_drops_waits_for_the_steps_clock_not_his_grace(monkeypatch):
+    """托管 at the end of his disconnect grace would show everybody the step asked him."""
+    from games.models import Seat
+
+    table_id, users, state, hand = _dealt_qq5(monkeypatch, hidden_landlord=True)
+    long_ago = hand.decision_started_at - datetime.timedelta(hours=1)
+    Seat.objects.filter(table_id=table_id, index=state.partner).update(
+        connections=0, disconnected_at=long_ago
+    )
+    _give_up(table_id, users, state.landlord)
+    state, hand = _state(table_id)
+    bid = services.decision_seconds(hand.table.room, state, hand)
+    assert hand.deadline_at == hand.decision_started_at + datetime.timedelta(seconds=bid)
+    assert services.hand_apply_due_deadlines(now=hand.deadline_at) == 1
+    state, hand = _state(table_id)
+    # he timed out (放弃, sealed), nobody was put on 托管; the step closes at its shortest time
+    assert state.phase == PHASE_REVEAL and step_closable(state) and not any(state.autoplay)
+    assert services.hand_apply_due_deadlines(now=hand.deadline_at) == 1
+    state, _hand = _state(table_id)
+    assert state.phase == PHASE_DOUBLE and not any(state.autoplay)
