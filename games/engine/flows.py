@@ -248,10 +248,11 @@ class QQ5Flow(Flow):
     def step_seen_by(self, state: HandState, seat: int | None) -> HandState:
         # a 亮 counts in the multiplier and a 加倍 shows by its seat: the others' not before
         # the step closes
-        def own(values: tuple[bool | None, ...]) -> tuple[bool | None, ...]:
-            return tuple(v if s == seat else None for s, v in enumerate(values))
-
-        return replace(state, reveals=own(state.reveals), doubles=own(state.doubles))
+        field = "reveals" if state.phase == PHASE_REVEAL else "doubles"
+        values = getattr(state, field)
+        return replace(
+            state, **{field: tuple(v if s == seat else None for s, v in enumerate(values))}
+        )
 
     @staticmethod
     def doubling_bomb(play: PlayRecord) -> bool:
