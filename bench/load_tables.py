@@ -204,6 +204,14 @@ class Tab:
                 return at
         return None
 
+    def sealed_at(self, version: int, since: int) -> float | None:
+        """When a state at ``version`` itself came after ``since``: the sender's own frame of
+        a decision inside a sealed step, which moves no version."""
+        for at, v in self.arrivals[since:]:
+            if v == version:
+                return at
+        return None
+
     def decide(self) -> dict[str, Any] | None:
         from tests.reliability.harness import Frame
 
@@ -295,6 +303,8 @@ async def run_table(
         def arrived(marks=marks, sent=sent, before=errors_before, by=mover) -> bool:
             if by.errors > before:  # refused: the sender alone hears why
                 return True
+            if by.sealed_at(sent, marks[tabs.index(by)]) is not None:
+                return True  # a decision inside a sealed step: its sender alone sees it
             return all(t.newer_at(sent, m) is not None for t, m in zip(tabs, marks, strict=True))
 
         ok = await _wait(tabs, arrived, timeout=30)
@@ -307,7 +317,8 @@ async def run_table(
         if not ok:
             stats["errors"]["timeout"] += 1
             continue
-        last = max(t.newer_at(sent, m) for t, m in zip(tabs, marks, strict=True))
+        sealed = mover.sealed_at(sent, marks[tabs.index(mover)])
+        last = sealed or max(t.newer_at(sent, m) for t, m in zip(tabs, marks, strict=True))
         if t0 >= window["from"]:
             stats["latencies"].append(last - t0)
             stats["actions"] += 1

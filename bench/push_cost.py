@@ -83,13 +83,13 @@ def main() -> None:
         service_profiler = cProfile.Profile()
     original_changed = broadcast.table_changed
 
-    def timed_push(table_id: int, *, known=None) -> None:
+    def timed_push(table_id: int, *, known=None, only_seats=None) -> None:
         start = time.process_time()
         if profiler:
             profiler.enable()
         if service_profiler:
             service_profiler.disable()
-        frames = broadcast.audience_frames(table_id, known=known)
+        frames = broadcast.audience_frames(table_id, known=known, only_seats=only_seats)
         if profiler:
             profiler.disable()
         if service_profiler:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import unicodedata
 from typing import Any
 
 from django.conf import settings
@@ -218,6 +219,12 @@ def _check_rate(user: Any, now: datetime.datetime) -> None:
         )
 
 
+def _unprintable(text: str) -> bool:
+    """Control characters (NUL among them, which PostgreSQL refuses in text) and lone
+    surrogates (which UTF-8 cannot encode) are not chat: a bubble is one printed line."""
+    return any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+
+
 def chat_send(*, table_id: int, user: Any, key: str = "", text: str = "") -> ChatMessage:
     """Post a quick-chat phrase (or, when the operator allows it, a short free text) at a
     table and push the bubble: a player's to everyone at the table, a spectator's to the other
@@ -241,6 +248,10 @@ def chat_send(*, table_id: int, user: Any, key: str = "", text: str = "") -> Cha
         if len(text) > limit:
             raise ChatRefused(
                 _("A chat message has at most %(limit)d characters.") % {"limit": limit}
+            )
+        if _unprintable(text):
+            raise ChatRefused(
+                _("A chat message cannot hold control characters such as line breaks or tabs.")
             )
     else:
         raise ChatRefused(_("Pick a phrase to send."))

@@ -15,6 +15,7 @@ from accounts.selectors import title_progress
 from club import selectors, services
 from club.forms import PlayerSettingsForm
 from games.models import VARIANT_LABELS
+from games.selectors import hands_readable
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
@@ -49,6 +50,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 def player_profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_bot=False)
     stats = selectors.profile_stats(user=player)
+    recent = selectors.profile_recent_hands(user=player)
+    linked = [o.hand_id for o in recent] + (
+        [stats.biggest_win.hand_id] if stats.biggest_win else []
+    )
     return render(
         request,
         "club/profile.html",
@@ -56,7 +61,9 @@ def player_profile(request: HttpRequest, username: str) -> HttpResponse:
             "player": player,
             "progress": title_progress(player.score),
             "stats": stats,
-            "recent": selectors.profile_recent_hands(user=player),
+            "recent": recent,
+            # a private table's hands are its players' and the staff's: no link for others
+            "readable": hands_readable(hand_ids=linked, user=request.user),
             "labels": VARIANT_LABELS,
             "suspended": selectors.user_suspension(user=player) is not None,
         },

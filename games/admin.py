@@ -39,7 +39,7 @@ class RoomAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        (_("Timers"), {"fields": ("bid_seconds", "turn_seconds")}),
+        (_("Timers"), {"fields": ("bid_seconds", "turn_seconds", "step_min_seconds")}),
         (
             _("Private tables"),
             {"fields": ("private_tables", "host_options", "private_coefficient_max")},

@@ -10,6 +10,8 @@ def _serving() -> bool:
     """Whether this process serves the site (runserver's serving child, daphne, uvicorn)."""
     argv = sys.argv
     program = os.path.basename(argv[0]) if argv else ""
+    if program == "__main__.py":  # ``python -m daphne``: the package's directory names it
+        program = os.path.basename(os.path.dirname(argv[0]))
     if program in {"daphne", "uvicorn", "gunicorn", "hypercorn"}:
         return True
     if len(argv) > 1 and argv[1] == "runserver":

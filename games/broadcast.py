@@ -78,10 +78,14 @@ def render_error(*, message: str) -> str:
 
 
 def audience_frames(
-    table_id: int, *, known: TableSnapshot | None = None
+    table_id: int,
+    *,
+    known: TableSnapshot | None = None,
+    only_seats: tuple[int, ...] | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
     """(group, event) for every audience of the table's current state: read from the
-    database, or ``known`` (what the service that just committed it holds)."""
+    database, or ``known`` (what the service that just committed it holds). ``only_seats``:
+    for the players of these seats alone (no spectator frame)."""
     from games.rendering import render_audiences, table_snapshot
 
     if known is None:
@@ -91,7 +95,9 @@ def audience_frames(
         hand = selectors.table_current_hand(table=table)
         known = table_snapshot(table=table, hand=hand)
     table, hand, seats = known.table, known.hand, known.seats
-    seated = [s for s in seats if s.user_id is not None]
+    seated = [
+        s for s in seats if s.user_id is not None and (only_seats is None or s.index in only_seats)
+    ]
 
     # Spectators share one group whatever they read: the public frame carries one rendering
     # per language its spectators read, and each socket sends its reader's. Read after the
@@ -99,7 +105,7 @@ def audience_frames(
     players, spectators = hooks.push_languages(
         table_id=table.pk, seated_user_ids=[s.user_id for s in seated]
     )
-    spoken = sorted(spectators)
+    spoken = sorted(spectators) if only_seats is None else []
     htmls = render_audiences(
         table=table,
         hand=hand,
@@ -222,6 +228,12 @@ def push_coalesced(table_id: int, push: Callable[[], None]) -> None:
     loop.call_soon_threadsafe(schedule, context=contextvars.Context())
 
 
-def table_changed(table_id: int, *, known: TableSnapshot | None = None) -> None:
-    """Render and send the table's state to each audience (after commit)."""
-    send_frames(audience_frames(table_id, known=known))
+def table_changed(
+    table_id: int,
+    *,
+    known: TableSnapshot | None = None,
+    only_seats: tuple[int, ...] | None = None,
+) -> None:
+    """Render and send the table's state to each audience, or to the players of
+    ``only_seats`` alone (after commit)."""
+    send_frames(audience_frames(table_id, known=known, only_seats=only_seats))

@@ -68,6 +68,14 @@ class Room(models.Model):
     turn_seconds = models.PositiveSmallIntegerField(
         _("turn seconds"), default=30, validators=[MinValueValidator(1)]
     )
+    step_min_seconds = models.PositiveSmallIntegerField(
+        _("shortest simultaneous step"),
+        default=2,
+        help_text=_(
+            "Seconds a simultaneous step (qq5 reveal and double, new5 grab) stays open at "
+            "least, so that its length does not tell how many seats it asked."
+        ),
+    )
     options = models.JSONField(
         _("rule options"),
         default=dict,
@@ -434,6 +442,7 @@ class HandAction(AppendOnlyModel):
         TIMEOUT = "timeout", _("Timeout")
         AUTOPLAY = "autoplay", _("Auto-play")
         BOT = "bot", _("Bot")
+        SERVER = "server", _("Server")
 
     hand = models.ForeignKey(
         Hand, verbose_name=_("hand"), on_delete=models.PROTECT, related_name="actions"

@@ -808,6 +808,15 @@ def table_context(
         bid = getattr(hand, "bid_seconds", None) or room.bid_seconds
         seconds = turn if view.get("phase") == "play" else bid
         finished = getattr(hand, "status", "") == "finished" or state.finished
+        deadline_at = getattr(hand, "deadline_at", None)
+        started = getattr(hand, "decision_started_at", None)
+        if state.phase in flow_for(state.variant).simultaneous_phases and started is not None:
+            # an open step's clock as everybody knows it: the hand's own deadline comes
+            # sooner once all asked have decided or when one of them drops, which would tell
+            from games.services import decision_seconds
+
+            limit = decision_seconds(room, state, hand)
+            deadline_at = started + datetime.timedelta(seconds=limit)
         ctx = screen_context(
             view=view,
             seats=infos,
@@ -815,8 +824,8 @@ def table_context(
             table_id=table.pk,
             hand_id=hand.pk,
             hand_number=getattr(hand, "number", None),
-            version=getattr(hand, "version", 0),
-            deadline_at=getattr(hand, "deadline_at", None),
+            version=state.public_version,
+            deadline_at=deadline_at,
             seconds=seconds,
             base_score=state.stakes.base_score,
             coefficient=state.stakes.coefficient,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
@@ -251,3 +252,16 @@ def user_hand_rows(*, user: Any) -> QuerySet[HandPlayer]:
 def user_hands(*, user: Any) -> QuerySet[Hand]:
     """The user's hands, newest first (history)."""
     return Hand.objects.filter(players__user=user).select_related("table__room").order_by("-id")
+
+
+def hands_readable(*, hand_ids: Iterable[int], user: Any) -> set[int]:
+    """Which of these hands' pages, records and verify pages ``user`` may open: a public
+    table's hands are everyone's; a private table's only its players' and the staff's."""
+    ids = set(hand_ids)
+    hands = Hand.objects.filter(pk__in=ids)
+    if not getattr(user, "is_staff", False):
+        readable = Q(table__is_private=False)
+        if getattr(user, "is_authenticated", False):
+            readable |= Q(players__user_id=user.pk)
+        hands = hands.filter(readable)
+    return set(hands.values_list("pk", flat=True).distinct())

@@ -3,7 +3,8 @@
 Writes go through games.services (one transaction each, broadcast after commit); a refusal
 (``ActionRejected``) is shown to the player: as the #table-error partial for an htmx request,
 as a flash message otherwise. Hand pages only show what their audience may know: during a
-hand a player sees his own seat's view; after the end the record is public.
+hand a player sees his own seat's view; after the end the record is public, a private table's
+to its players and the staff only.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from games import services as game_services
 from games.engine.cards import format_cards
 from games.engine.dealing import deal as engine_deal
 from games.engine.dealing import seed_commitment
-from games.engine.record import replay
+from games.engine.record import public_marks, replay
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 from games.errors import ActionRejected
@@ -229,6 +230,15 @@ def hand_list(request: HttpRequest) -> HttpResponse:
     return render(request, "games/hands/list.html", {"page": page, "items": items})
 
 
+def _readable_hand(request: HttpRequest, hand_id: int) -> Hand:
+    """The hand, or a 404 (the same as for no such hand) when it is a private table's and the
+    requester neither played it nor is staff."""
+    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    if not selectors.hands_readable(hand_ids=[hand.pk], user=request.user):
+        raise Http404(_("No such hand."))
+    return hand
+
+
 def _hand_audience(request: HttpRequest, hand: Hand) -> int | str | None:
     """'all' after the end; the user's seat during the hand; raises 404 for anyone else."""
     if hand.status == Hand.Status.FINISHED:
@@ -269,8 +279,10 @@ def _infos(hand: Hand) -> list[rendering.SeatInfo]:
 
 
 def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
-    who = names.get(action["seat"], _("Seat %(n)s") % {"n": action["seat"] + 1})
     act = action["act"]
+    if act == "close":  # the table's, not the seat's it is logged under
+        return _("Everyone's choices are shown")
+    who = names.get(action["seat"], _("Seat %(n)s") % {"n": action["seat"] + 1})
     value = action.get("value")
     if act == "play":
         what = rendering._cards_short(action.get("cards"))
@@ -303,17 +315,23 @@ def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
 
 def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The replay viewer: the hand at step ``?step=k`` (k actions applied)."""
-    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    hand = _readable_hand(request, hand_id)
     audience = _hand_audience(request, hand)
     record = hand.record
     actions = list(record.get("actions") or [])
-    total = len(actions)
+    # the steps its audience may count: during play, a seat's own actions and those the
+    # table saw (another seat's decision inside a sealed step would tell who was asked)
+    shown = list(range(len(actions)))
+    if audience != "all":
+        marks = public_marks(record)
+        shown = [i for i in shown if marks[i] or actions[i]["seat"] == audience]
+    total = len(shown)
     try:
         step = int(request.GET.get("step", total))
     except ValueError:
         step = total
     step = max(0, min(total, step))
-    state = replay({**record, "actions": actions[:step]})
+    state = replay({**record, "actions": actions[: shown[step - 1] + 1 if step else 0]})
     names = _names(hand)
     infos = _infos(hand)
     if audience == "all":
@@ -326,11 +344,9 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
             }
             for s in range(state.seats)
         ]
-        me = None
     else:
         view = view_for(state, int(audience))
         hands = []
-        me = int(audience)
     ctx = rendering.screen_context(
         view=view,
         seats=infos,
@@ -344,21 +360,9 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     )
     # the replay shows the table, never live controls
     ctx.update({"my_turn": False, "can_play": False, "can_pass": False, "choices": []})
-    log = []
-    if audience == "all":
-        log = [_action_text(a, names) for a in actions]
-    else:
-        # own decisions and the public plays only: another seat's secret choice (a qq5
-        # reveal step, a new5 grab window) would tell who was asked
-        for a in actions:
-            if a["seat"] == me or a["act"] in ("play", "pass"):
-                log.append(_action_text(a, names))
-            else:
-                log.append(None)
     steps = [
-        {"n": i + 1, "text": text, "current": i + 1 == step}
-        for i, text in enumerate(log)
-        if text is not None
+        {"n": n, "text": _action_text(actions[i], names), "current": n == step}
+        for n, i in enumerate(shown, start=1)
     ]
     ctx.update(
         {
@@ -382,7 +386,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 def hand_record_json(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The §8.4 record after the end; during play, only the requester's own view."""
-    hand = get_object_or_404(Hand, pk=hand_id)
+    hand = _readable_hand(request, hand_id)
     audience = _hand_audience(request, hand)
     if audience == "all":
         data: dict[str, Any] = dict(hand.record)
@@ -408,7 +412,7 @@ def hand_record_json(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 def hand_verify(request: HttpRequest, hand_id: int) -> HttpResponse:
     """Recompute the deal from the revealed seed and compare it with the commitment and record."""
-    hand = get_object_or_404(Hand.objects.select_related("table__room"), pk=hand_id)
+    hand = _readable_hand(request, hand_id)
     ctx: dict[str, Any] = {"hand": hand, "room": hand.table.room}
     if hand.status != Hand.Status.FINISHED:
         ctx["pending"] = True

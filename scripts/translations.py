@@ -117,6 +117,14 @@ TABLE: dict[str, tuple[str, str]] = {
     ),
     "bid seconds": ("叫分时限（秒）", "叫分時限（秒）"),
     "turn seconds": ("出牌时限（秒）", "出牌時限（秒）"),
+    "shortest simultaneous step": ("同时决定步骤最短时长（秒）", "同時決定步驟最短時長（秒）"),
+    "Seconds a simultaneous step (qq5 reveal and double, new5 grab) stays open at least, "
+    "so that its length does not tell how many seats it asked.": (
+        "同时决定的步骤（五人亮身份与加倍、新五人抢地主）至少持续的秒数，使其时长不透露询问了几位玩家。",
+        "同時決定的步驟（五人亮身份與加倍、新五人搶地主）至少持續的秒數，使其時長不透露詢問了幾位玩家。",
+    ),
+    "Server": ("服务器", "伺服器"),
+    "Everyone's choices are shown": ("公布所有人的选择", "公佈所有人的選擇"),
     "rule options": ("规则选项", "規則選項"),
     "Variant rule options by name; empty for the defaults.": (
         "按名称填写的玩法规则选项；留空使用默认规则。",
@@ -332,6 +340,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "yes": ("是", "是"),
     "no": ("否", "否"),
     "No such session.": ("没有这个场次。", "沒有這個場次。"),
+    "No such hand.": ("没有这局牌。", "沒有這局牌。"),
     "Hands": ("局数", "局數"),
     "suspended": ("已停用", "已停用"),
     "Room": ("房间", "房間"),

@@ -29,6 +29,10 @@ CLUB: dict[str, tuple[str, str]] = {
         "聊天消息最多 %(limit)d 个字。",
         "聊天訊息最多 %(limit)d 個字。",
     ),
+    "A chat message cannot hold control characters such as line breaks or tabs.": (
+        "聊天消息不能包含换行、制表符等控制字符。",
+        "聊天訊息不能包含換行、定位字元等控制字元。",
+    ),
     "Free text chat is off at this club: pick a phrase.": (
         "本俱乐部未开放自由聊天：请选择一句快捷语。",
         "本俱樂部未開放自由聊天：請選擇一句快捷語。",

@@ -44,7 +44,10 @@ SETUP = f"""
 from accounts.services import beans_grant
 from django.contrib.auth import get_user_model
 from games import services
-room = services.room_create(name="reconnect", variant="qq5", turn_seconds=600, bid_seconds=600)
+# no shortest simultaneous step: one call with ann on 托管 plays the hand to its end
+room = services.room_create(
+    name="reconnect", variant="qq5", turn_seconds=600, bid_seconds=600, step_min_seconds=0
+)
 user = get_user_model().objects.create_user(username="ann", password={PASSWORD!r})
 beans_grant(user=user, amount=100000)
 table = services.table_create(room=room)

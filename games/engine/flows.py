@@ -93,6 +93,19 @@ class Flow:
     def decide(self, state: HandState, action: Action) -> HandState:
         raise WrongPhase(f"no decision step in phase {state.phase!r}")
 
+    def close_step(self, state: HandState) -> HandState:
+        """End a simultaneous step everybody asked has decided (hand.py decides when)."""
+        raise WrongPhase(f"no simultaneous step in phase {state.phase!r}")
+
+    def publicly_asked(self, state: HandState) -> tuple[int, ...]:
+        """The seats everybody knows a simultaneous step asks (the rest are secret)."""
+        return ()
+
+    def step_seen_by(self, state: HandState, seat: int | None) -> HandState:
+        """An open simultaneous step as ``seat`` (None: a spectator) may see it: the others'
+        decisions in it left out until it closes."""
+        return state
+
     def default(self, state: HandState, seat: int) -> Action:
         raise WrongPhase(f"no decision step in phase {state.phase!r}")
 
@@ -213,20 +226,33 @@ class QQ5Flow(Flow):
         if state.phase == PHASE_REVEAL:
             reveals = list(state.reveals)
             reveals[seat] = action.value
-            state = replace(state, reveals=tuple(reveals))
-            if any(reveals[s] is None for s in state.asked):
-                return state
-            revealed = any(reveals[s] for s in state.asked)
+            return replace(state, reveals=tuple(reveals))
+        doubles = list(state.doubles)
+        doubles[seat] = action.value
+        return replace(state, doubles=tuple(doubles))
+
+    def close_step(self, state: HandState) -> HandState:
+        if state.phase == PHASE_REVEAL:
+            revealed = any(state.reveals[s] for s in state.asked)
             return replace(
                 state, phase=PHASE_DOUBLE, revealed=revealed, asked=tuple(range(state.seats))
             )
-        doubles = list(state.doubles)
-        doubles[seat] = action.value
-        state = replace(state, doubles=tuple(doubles))
-        if any(v is None for v in doubles):
-            return state
         assert state.landlord is not None
         return self.start_play(state, state.landlord)
+
+    def publicly_asked(self, state: HandState) -> tuple[int, ...]:
+        # the 明地主 is public, the 暗地主 (and whether there is one) is not; all five double
+        assert state.landlord is not None
+        return (state.landlord,) if state.phase == PHASE_REVEAL else tuple(range(state.seats))
+
+    def step_seen_by(self, state: HandState, seat: int | None) -> HandState:
+        # a 亮 counts in the multiplier and a 加倍 shows by its seat: the others' not before
+        # the step closes
+        field = "reveals" if state.phase == PHASE_REVEAL else "doubles"
+        values = getattr(state, field)
+        return replace(
+            state, **{field: tuple(v if s == seat else None for s, v in enumerate(values))}
+        )
 
     @staticmethod
     def doubling_bomb(play: PlayRecord) -> bool:
@@ -315,10 +341,9 @@ class New5Flow(Flow):
             grab_done=(False,) * state.seats,
         )
         done = tuple(not self.available(state, s) for s in range(state.seats))
-        state = replace(
+        return replace(
             state, grab_done=done, asked=tuple(s for s in range(state.seats) if not done[s])
         )
-        return self.close_grab(state) if all(done) else state
 
     def available(self, state: HandState, seat: int) -> list[int]:
         hand = Counter(state.hands[seat])
@@ -329,6 +354,9 @@ class New5Flow(Flow):
         if state.phase == PHASE_GRAB:
             return tuple(s for s in range(state.seats) if not state.grab_done[s])
         return super().waiting(state)
+
+    def step_seen_by(self, state: HandState, seat: int | None) -> HandState:
+        return replace(state, grabs=tuple(g for g in state.grabs if g[0] == seat))
 
     def partner_options(self, state: HandState) -> list[str]:
         assert state.landlord is not None
@@ -370,13 +398,13 @@ class New5Flow(Flow):
                     raise InvalidChoice("no grab left with that card")
                 state = replace(state, grabs=(*state.grabs, (seat, action.value)))
                 done[seat] = not self.available(state, seat)
-            state = replace(state, grab_done=tuple(done))
-            return self.close_grab(state) if all(done) else state
+            return replace(state, grab_done=tuple(done))
         if action.value not in self.partner_options(state):
             raise InvalidChoice(f"partner choice must be one of {self.partner_options(state)}")
         return self.choose_partner(state, action.value)
 
-    def close_grab(self, state: HandState) -> HandState:
+    def close_step(self, state: HandState) -> HandState:
+        """The grab closes: the strongest grab takes the bottom (§4.4 steps 2-4)."""
         best: tuple[int, int] | None = None
         landlord = state.deal.face_up_seat
         seen: Counter[tuple[int, int]] = Counter()

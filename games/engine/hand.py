@@ -25,6 +25,11 @@ Actions (``Action.from_json`` / ``to_json``, RULES.md §8.4), by phase:
                         {"seat": s, "act": "pass"}
     any                 {"seat": s, "act": "timeout"}   (that seat's pending decision's default)
     any                 {"seat": s, "act": "autoplay", "value": true|false}   (托管 flag only)
+    sealed step         {"seat": s, "act": "close"}     (the server's; ``s`` is the 明牌 holder)
+
+A simultaneous step ends when everybody asked has decided; a hand started with
+``sealed_steps=True`` waits for a ``close`` action instead (``step_closable`` says when one is
+accepted), so that the step's public end does not come sooner for fewer seats asked.
 
 Variant rules come from the variant's Flow (flows.py); nothing here branches on a variant key.
 """
@@ -53,6 +58,7 @@ from games.engine.moves import legal_plays
 from games.engine.scoring import finish
 from games.engine.state import (
     AUTOPLAY,
+    CLOSE,
     FARMER_SIDE,
     LANDLORD_SIDE,
     PASS,
@@ -74,6 +80,7 @@ __all__ = [
     "default_action",
     "legal_actions",
     "start_hand",
+    "step_closable",
     "summary",
     "teams",
     "timeout_seconds",
@@ -87,11 +94,13 @@ def start_hand(
     stakes: RoomStakes | None = None,
     *,
     balances: Sequence[int | None] | None = None,
+    sealed_steps: bool = False,
 ) -> HandState:
     """The first decision state of a hand dealt by ``deal``.
 
     ``balances`` (beans per seat, None for a bot) only matter for settlement (§7.3); without
-    them every seat is treated as able to pay in full.
+    them every seat is treated as able to pay in full. ``sealed_steps``: simultaneous steps
+    end with a ``close`` action (see the module's docstring).
     """
     if deal.variant_key != variant.key:
         raise EngineError(f"a {deal.variant_key} deal cannot start a {variant.key} hand")
@@ -106,8 +115,23 @@ def start_hand(
         phase="deal",
         hands=deal.hands,
         autoplay=(False,) * variant.seats,
+        sealed_steps=sealed_steps,
     )
-    return flow_for(variant).start(state)
+    return _close_when_decided(flow_for(variant).start(state))
+
+
+def step_closable(state: HandState) -> bool:
+    """A simultaneous step everybody asked has decided (a sealed one waits for ``close``)."""
+    flow = flow_for(state.variant)
+    return (
+        not state.finished and state.phase in flow.simultaneous_phases and not flow.waiting(state)
+    )
+
+
+def _close_when_decided(state: HandState) -> HandState:
+    if state.sealed_steps or not step_closable(state):
+        return state
+    return flow_for(state.variant).close_step(state)
 
 
 def waiting_seats(state: HandState) -> tuple[int, ...]:
@@ -199,10 +223,24 @@ def apply(state: HandState, action: Action) -> HandState:
             raise InvalidChoice("autoplay takes true or false")
         flags = list(state.autoplay)
         flags[seat] = action.value
-        return replace(state, autoplay=tuple(flags), history=(*state.history, action))
-    decision = default_action(state, seat) if action.act == TIMEOUT else action
-    new = _decide(state, decision)
-    return replace(new, history=(*state.history, action))
+        new = replace(state, autoplay=tuple(flags))
+    elif action.act == CLOSE:
+        if not (state.sealed_steps and step_closable(state)):
+            raise WrongPhase("no sealed step waits to be closed")
+        new = flow_for(state.variant).close_step(state)
+    else:
+        decision = default_action(state, seat) if action.act == TIMEOUT else action
+        new = _close_when_decided(_decide(state, decision))
+    sealed = (
+        state.sealed_steps
+        and action.act not in (AUTOPLAY, CLOSE)
+        and state.phase in flow_for(state.variant).simultaneous_phases
+    )
+    return replace(
+        new,
+        history=(*state.history, action),
+        public_version=state.public_version + (0 if sealed else 1),
+    )
 
 
 def _decide(state: HandState, action: Action) -> HandState:

@@ -7,8 +7,9 @@
      "actions": [{"seat": 1, "act": "bid", "value": 3}, ...]}
 
 Beyond the documented keys, a record carries ``"options"`` only when the variant's rule options
-differ from the defaults, ``room.max_multiplier`` only when set, and ``"balances"`` only when the
-hand was started with balances; ``replay`` accepts all three.
+differ from the defaults, ``room.max_multiplier`` only when set, ``"balances"`` only when the
+hand was started with balances, and ``"sealed_steps": true`` when its simultaneous steps end
+with a ``close`` action (hand.py); ``replay`` accepts all four.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from games.engine.hand import apply, start_hand, summary
 from games.engine.state import Action, HandState
 from games.engine.variants import find_variant
 
-__all__ = ["ReplayError", "hand_record", "replay", "replay_summary"]
+__all__ = ["ReplayError", "hand_record", "public_marks", "replay", "replay_summary"]
 
 _ROOM_KEYS = ("base_score", "coefficient", "house_take", "rake_percent")
 
@@ -51,6 +52,8 @@ def hand_record(state: HandState) -> dict[str, Any]:
     record["deal"] = state.deal.to_json()
     if state.balances is not None:
         record["balances"] = list(state.balances)
+    if state.sealed_steps:
+        record["sealed_steps"] = True
     record["actions"] = [a.to_json() for a in state.history]
     return record
 
@@ -66,7 +69,8 @@ def _header(record: Mapping[str, Any]) -> HandState:
         if seats != variant.seats:
             raise ReplayError(f"{variant.key} is played by {variant.seats} seats, not {seats}")
         d = Deal.from_json(variant, record["deal"])
-        return start_hand(variant, d, stakes, balances=record.get("balances"))
+        sealed = record.get("sealed_steps") is True
+        return start_hand(variant, d, stakes, balances=record.get("balances"), sealed_steps=sealed)
     except KeyError as exc:
         raise ReplayError(f"a hand record needs {exc.args[0]!r}") from None
     except ReplayError:
@@ -87,6 +91,18 @@ def replay(record: Mapping[str, Any]) -> HandState:
         except (EngineError, TypeError) as exc:
             raise ReplayError(f"{type(exc).__name__}: {exc}", index) from None
     return state
+
+
+def public_marks(record: Mapping[str, Any]) -> list[bool]:
+    """For each action of a (valid) record, whether the table saw it when it happened: False
+    for the decisions inside a sealed step, which only their deciders knew of."""
+    state = _header(record)
+    marks = []
+    for data in record.get("actions") or []:
+        after = apply(state, Action.from_json(data))
+        marks.append(after.public_version != state.public_version)
+        state = after
+    return marks
 
 
 def replay_summary(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,8 @@ CardCode = int
 # act names of RULES.md §8.4
 BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL = "bid", "grab", "reveal", "double", "partner", "call"
 PLAY, PASS, TIMEOUT, AUTOPLAY = "play", "pass", "timeout", "autoplay"
-ACTS = (BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL, PLAY, PASS, TIMEOUT, AUTOPLAY)
+CLOSE = "close"  # the server closes a sealed simultaneous step (see HandState.sealed_steps)
+ACTS = (BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL, PLAY, PASS, TIMEOUT, AUTOPLAY, CLOSE)
 _VALUE_ACTS = (BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL, AUTOPLAY)
 _CARD_VALUE_ACTS = (GRAB, CALL)
 
@@ -164,6 +165,14 @@ class HandState:
     auto_win: str | None = None
     result: Result | None = None
     history: tuple[Action, ...] = field(default=())
+    # Sealed steps: a simultaneous step stays open once everybody asked has decided, until a
+    # ``close`` action (the server's, after the step's minimum time) ends it as one transition,
+    # so nobody learns from its length how many were asked. Without it (the pure rules, and
+    # records from before) the last decision closes the step.
+    sealed_steps: bool = False
+    # how many of the actions the table has seen: all but the decisions inside a sealed step,
+    # which it learns all at once from the step's close
+    public_version: int = 0
 
     @property
     def seats(self) -> int:

@@ -8,8 +8,10 @@ landlord is fixed; for qq5/new5 only the landlord who took it), ``face_up.card``
 ``trick[].cards``, ``top.cards`` and ``choices[].value`` (a seat's own grab/call choices).
 
 Not shown, by design: the other hands, the qq5 暗地主 / new5 副地主 / fenzhou5 狗腿子 before they
-are revealed (except to themselves), a hidden solo before it shows, and which seats are still
-deciding in a simultaneous step whose participants are secret (qq5 reveal, new5 grab).
+are revealed (except to themselves), a hidden solo before it shows, and, while a simultaneous
+step is open (qq5 reveal and double, new5 grab), who else it asks beyond the seats everybody
+knows it asks, who has decided and what: the others' view of an open step is the same from its
+start to its close, whatever the hidden structure (the step's close shows every choice at once).
 """
 
 from __future__ import annotations
@@ -60,15 +62,13 @@ def _knows_partner(state: HandState, seat: int | None) -> bool:
 
 
 def _public_waiting(state: HandState, seat: int | None) -> list[int]:
+    flow = flow_for(state.variant)
     waiting = waiting_seats(state)
-    if state.phase == PHASE_GRAB:
-        public: tuple[int, ...] = ()
-    elif state.phase == PHASE_REVEAL:
-        public = tuple(s for s in waiting if s == state.landlord)
-    else:
-        public = waiting
-    if seat is not None and seat in waiting and seat not in public:
-        public = (*public, seat)
+    if state.phase not in flow.simultaneous_phases:
+        return sorted(waiting)
+    public = {s for s in flow.publicly_asked(state) if s != seat}
+    if seat is not None and seat in waiting:
+        public.add(seat)
     return sorted(public)
 
 
@@ -101,13 +101,16 @@ def _common(state: HandState, seat: int | None) -> dict[str, Any]:
     v = state.variant
     flow = flow_for(v)
     d = state.deal
+    waiting = _public_waiting(state, seat)
+    if state.phase in flow.simultaneous_phases:
+        state = flow.step_seen_by(state, seat)
     out: dict[str, Any] = {
         "variant": v.key,
         "options": dict(v.options),
         "seats": v.seats,
         "phase": state.phase,
         "turn": state.turn,
-        "waiting": _public_waiting(state, seat),
+        "waiting": waiting,
         "hand_counts": [len(h) for h in state.hands],
         "landlord": state.landlord,
         "teams": _teams(state, seat),

@@ -91,6 +91,7 @@ def broadcast_on_commit(
     club: bool = False,
     known: TableSnapshot | None = None,
     coalesce: bool = False,
+    only_seats: tuple[int, ...] | None = None,
 ) -> None:
     """Push the table's state once after the outermost commit (once per transaction).
     ``notices`` (games.notify partials) and the #table-club region (between hands, or with
@@ -98,7 +99,8 @@ def broadcast_on_commit(
     the table as the caller just wrote it (the push then reads only what it lacks); the last
     call of a transaction decides, and a call without one has the push read everything.
     ``coalesce``: a push that carries nothing but the state (a seat coming on line) may be
-    one push with others of the table waiting to run (broadcast.push_coalesced)."""
+    one push with others of the table waiting to run (broadcast.push_coalesced).
+    ``only_seats``: the push goes to these seats' players alone (a sealed step's deciders)."""
     connection = transaction.get_connection()
     if connection.in_atomic_block:
         for entry in connection.run_on_commit:
@@ -108,6 +110,9 @@ def broadcast_on_commit(
                 existing.ddz_club = existing.ddz_club or club
                 existing.ddz_known = known
                 existing.ddz_coalesce = existing.ddz_coalesce and coalesce
+                if existing.ddz_only is not None:
+                    both = None if only_seats is None else {*existing.ddz_only, *only_seats}
+                    existing.ddz_only = None if both is None else tuple(sorted(both))
                 return
 
     from games import broadcast
@@ -126,7 +131,7 @@ def broadcast_on_commit(
             else:
                 club_due = _club_due(table_id)
             if not send.ddz_notices and not send.ddz_club and not club_due:
-                broadcast.table_changed(table_id, known=known)
+                broadcast.table_changed(table_id, known=known, only_seats=send.ddz_only)
                 return
             from games.private import with_club
 
@@ -142,6 +147,7 @@ def broadcast_on_commit(
     send.ddz_club = club  # type: ignore[attr-defined]
     send.ddz_known = known  # type: ignore[attr-defined]
     send.ddz_coalesce = coalesce  # type: ignore[attr-defined]
+    send.ddz_only = only_seats  # type: ignore[attr-defined]
     transaction.on_commit(send)
 
 

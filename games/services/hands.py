@@ -32,6 +32,7 @@ from games.engine.hand import (
     apply,
     autoplay_action,
     start_hand,
+    step_closable,
     summary,
     waiting_seats,
 )
@@ -39,6 +40,7 @@ from games.engine.record import hand_record
 from games.engine.scoring import tie_order
 from games.engine.state import (
     AUTOPLAY,
+    CLOSE,
     PHASE_GRAB,
     PHASE_PARTNER,
     PHASE_PLAY,
@@ -71,7 +73,7 @@ from games.stakes import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from games.rendering import TableSnapshot
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +188,7 @@ def _deal_hand(
         landlord_seat=next_landlord_seat(variant, previous_landlord),
     )
     balances = [s.user.beans if s.user is not None else None for s in seats]
-    state = start_hand(variant, dealt, table_stakes(table), balances=balances)
+    state = start_hand(variant, dealt, table_stakes(table), balances=balances, sealed_steps=True)
     # A private table's hand keeps the host's seconds of its deal; a public table's hands
     # follow the room (an operator's change reaches the pending decision, as before).
     turn_seconds, bid_seconds = table_seconds(table) if table.is_private else (None, None)
@@ -248,7 +250,7 @@ def _action_from_client(seat: int, action: Any) -> Action:
     if not isinstance(action, dict):
         raise ActionRejected.of(ErrorCode.MALFORMED)
     act = action.get("act")
-    if act in (TIMEOUT, AUTOPLAY):
+    if act in (TIMEOUT, AUTOPLAY, CLOSE):
         raise ActionRejected.of(ErrorCode.UNKNOWN_ACT, detail=f"{act} is server-side")
     data = {k: v for k, v in action.items() if k in ("act", "value", "cards")}
     data["seat"] = seat  # the seat is the server's business, never the client's
@@ -318,14 +320,16 @@ def _locked_player_hand(
 
 
 def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
-    """The client must have seen the current version. One exception: inside a simultaneous
-    step (qq5 reveal/double, new5 grab) the others' choices are secret, so a version that only
-    misses actions of that same step is as good as the current one."""
+    """The client must have seen the current version: the one screens show, which the
+    decisions inside a sealed step do not move (they are secret until it closes), or the
+    hand's own count of actions (a caller that read the hand; it is never above the screens'
+    of a newer state). For a hand dealt before sealed steps, a version that only misses
+    actions of the same simultaneous step is as good as the current one, for the same reason."""
     try:
         expected = int(expected_version)
     except (TypeError, ValueError):
         raise ActionRejected.of(ErrorCode.STALE_VERSION, detail="no version") from None
-    if expected == hand.version:
+    if expected in (state.public_version, hand.version):
         return
     if 0 <= expected < hand.version and state.phase in flow_for(state.variant).simultaneous_phases:
         missed = HandAction.objects.filter(hand=hand, seq__gt=expected)
@@ -414,6 +418,7 @@ class HandRun:
 
     def __post_init__(self) -> None:
         self.start_version = self.hand.version
+        self.start_public = self.state.public_version
         self.start_phase = self.state.phase
         if self.seats is None:
             self.seats = selectors.table_seats(table=self.table)
@@ -450,6 +455,9 @@ class HandRun:
                 return
             due = [s for s in waiting_seats(self.state) if s in bots or self.state.autoplay[s]]
             if not due:
+                if self._step_close_due():
+                    self.apply(Action(self._close_seat(), CLOSE), Source.SERVER)
+                    continue
                 return
             seat = due[0]
             if seat in bots:
@@ -457,6 +465,24 @@ class HandRun:
             else:
                 self.apply(autoplay_action(self.state, seat), Source.AUTOPLAY)
         raise RuntimeError(f"hand {self.hand.pk}: automatic play does not end")  # pragma: no cover
+
+    def _step_started(self) -> datetime.datetime:
+        """When the pending decision step opened: now if it opened in this run."""
+        same = not self.fresh and self.state.phase == self.start_phase
+        started = self.hand.decision_started_at if same else None
+        return started or self.now
+
+    def _step_close_due(self) -> bool:
+        """A sealed step all asked have decided closes once it has been open the room's
+        shortest step: sooner, its length would tell how many it asked."""
+        if not step_closable(self.state):
+            return False
+        shortest = datetime.timedelta(seconds=self.table.room.step_min_seconds)
+        return self._step_started() + shortest <= self.now
+
+    def _close_seat(self) -> int:
+        # the close is the table's: it is logged under the 明牌 holder, a public seat
+        return self.state.deal.face_up_seat or 0
 
     def _bot_move(self, bot_action: Callable[[HandState, int], Action] | None, seat: int) -> Action:
         if bot_action is not None:
@@ -507,19 +533,30 @@ class HandRun:
         self._remember_on_commit(hand, state)
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
+        if not self.fresh and state.public_version == self.start_public:
+            # only decisions inside a sealed step: its deciders see their own choices, and
+            # nothing else moves (no table version, no frame) for anyone until it closes
+            actors = tuple(sorted({row.seat for row in self.rows}))
+            broadcast_on_commit(self.table.pk, known=self._snapshot(), only_seats=actors)
+            return
         self.table.version += 1
         self.table.changed_at = self.now
         _MOVE_TABLE.run(
             where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
         )
-        known = None
-        if not state.finished:  # a finished hand also changed the table and the ledger
-            from games.rendering import table_snapshot
+        # a finished hand also changed the table and the ledger: the push reads them
+        broadcast_on_commit(self.table.pk, known=None if state.finished else self._snapshot())
 
-            known = table_snapshot(
-                table=self.table, hand=hand, seats=self.seats, holders=self.holders, state=state
-            )
-        broadcast_on_commit(self.table.pk, known=known)
+    def _snapshot(self) -> TableSnapshot:
+        from games.rendering import table_snapshot
+
+        return table_snapshot(
+            table=self.table,
+            hand=self.hand,
+            seats=self.seats,
+            holders=self.holders,
+            state=self.state,
+        )
 
     def _sync_seat_autoplay(self) -> None:
         """Seat.autoplay mirrors the hand's 托管 flags (for screens and the lobby)."""
@@ -554,14 +591,21 @@ def deadline_for(
     table: Table, hand: Hand, state: HandState, seats: list[Seat]
 ) -> datetime.datetime | None:
     """The next moment something must happen: the pending decision's timeout, or earlier the
-    end of a disconnected awaited player's grace."""
+    end of a disconnected awaited player's grace; for a sealed step all asked have decided,
+    the end of its shortest time."""
     if state.finished:
         return None
+    start = hand.decision_started_at or timezone.now()
+    if step_closable(state):
+        return start + datetime.timedelta(seconds=table.room.step_min_seconds)
     waiting = [s for s in waiting_seats(state) if not state.autoplay[s]]
     if not waiting:
         return None
-    start = hand.decision_started_at or timezone.now()
     deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand))
+    if state.phase in flow_for(state.variant).simultaneous_phases:
+        # a decider who drops waits for the step's clock: 托管 at his grace's end would show
+        # everybody that the step asked him
+        return deadline
     grace = disconnect_grace()
     by_index = {s.index: s for s in seats}
     for index in waiting:
@@ -611,6 +655,7 @@ def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
             continue
         if run.state.autoplay[index]:
             Seat.objects.filter(pk=seat.pk).update(autoplay=True)
+    run.automate()  # a sealed step whose shortest time is over closes
     if not run.rows:
         # nothing was due after all (e.g. a reconnect): just move the deadline on
         deadline = deadline_for(table, hand, state, seats)

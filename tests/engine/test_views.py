@@ -67,12 +67,10 @@ class TestNew5Views:
         state = at("new5_B1_call_friend_scheme_a", 3)
         check_all_views(state)
         pv = public_view(state)
-        assert pv["grabs"] == [
-            {"seat": 0, "card": "SJ"},
-            {"seat": 1, "card": "9h"},
-            {"seat": 1, "card": "9h"},
-        ]
-        assert pv["grab_count"] == 3 and pv["multiplier"] == 3
+        # the window is open: the grabs show to their grabbers only until it closes
+        assert pv["grabs"] == [] and pv["grab_count"] == 0 and pv["multiplier"] == 1
+        assert view_for(state, 1)["grabs"] == [{"seat": 1, "card": "9h"}] * 2
+        assert view_for(state, 1)["multiplier"] == 2
         assert pv["waiting"] == [] and pv["landlord"] is None
         assert view_for(state, 4)["waiting"] == [4]
         assert [c["value"] for c in view_for(state, 4)["choices"]] == ["9d", "BJ", None]

@@ -52,6 +52,9 @@ def live_db(transactional_db):
 
 def make_room(variant: str = "classic3", **fields: Any) -> Room:
     fields.setdefault("name", f"room {variant} {next(_room_names)}")
+    # a simultaneous step closes as soon as all have decided, as the loops here expect; the
+    # shortest step's time has tests of its own (tests/games/test_sealed_steps.py)
+    fields.setdefault("step_min_seconds", 0)
     return services.room_create(variant=variant, **fields)
 
 
@@ -208,6 +211,13 @@ def next_move(table_id: int, seats: set[int]) -> tuple[int, dict[str, Any]] | No
     return seat, client_action(state, seat)
 
 
+def shown_state(table_id: int) -> tuple[int, int]:
+    """(hand id, the version screens show) of the table's latest hand."""
+    hand = Hand.objects.filter(table_id=table_id).order_by("-number").first()
+    assert hand is not None
+    return hand.pk, hand_state(hand).public_version
+
+
 async def play_over_sockets(
     table_id: int,
     sockets: dict[int, Socket],
@@ -216,8 +226,8 @@ async def play_over_sockets(
     after_step: Any = None,
     limit: int = 1500,
 ) -> int:
-    """Every human decision sent as a browser would; each push checked to reach every tab.
-    Returns the number of steps."""
+    """Every human decision sent as a browser would; each push checked to reach every tab
+    (a decision inside a sealed step: its sender's tab alone). Returns the number of steps."""
     from channels.db import database_sync_to_async
 
     everyone = [*sockets.values(), *watchers]
@@ -228,9 +238,13 @@ async def play_over_sockets(
         seat, action = move
         sock = sockets[seat]
         marks = {s.label: len(s.frames) for s in everyone}
+        before = await database_sync_to_async(shown_state)(table_id)
         await sock.send(frame_for_action(action, sock.version()))
-        for s in everyone:
-            await s.expect(1)
+        await sock.expect(1)
+        if await database_sync_to_async(shown_state)(table_id) != before:
+            for s in everyone:
+                if s is not sock:
+                    await s.expect(1)
         if after_step is not None:
             await after_step(marks)
     raise AssertionError("the hand did not end over the sockets")

@@ -35,27 +35,33 @@ def _alone(table_id: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return _rendered_alone(table_id)
 
 
-def _rendered_alone(table_id: int) -> list[str]:
+def _rendered_alone(table_id: int) -> dict[str, str]:
+    """Each audience's rendering by the group its frames go to."""
     table = table_get(table_id=table_id)
     hand = table_current_hand(table=table)
     seats = Seat.objects.filter(table=table, user__isnull=False).select_related("user")
-    out = [
-        render_table_regions(table=table, hand=hand, seat_index=s.index, user=s.user)
+    out = {
+        broadcast.user_group(table_id, s.user_id): render_table_regions(
+            table=table, hand=hand, seat_index=s.index, user=s.user
+        )
         for s in seats.order_by("index")
-    ]
-    out.append(render_table_regions(table=table, hand=hand, seat_index=None, user=None))
+    }
+    out[broadcast.public_group(table_id)] = render_table_regions(
+        table=table, hand=hand, seat_index=None, user=None
+    )
     return out
 
 
-def _pushed(table_id: int) -> list[str]:
-    return [event["html"] for _, event in broadcast.audience_frames(table_id)]
+def _pushed(table_id: int) -> dict[str, str]:
+    return {group: event["html"] for group, event in broadcast.audience_frames(table_id)}
 
 
-def _same_but_clock(a: list[str], b: list[str]) -> None:
+def _same_but_clock(a: dict[str, str], b: dict[str, str]) -> None:
+    """Every frame of ``a`` is its group's of ``b``, but for the clock."""
     import re
 
     now = re.compile(r' data-now="[^"]*"')
-    assert [now.sub("", x) for x in a] == [now.sub("", x) for x in b]
+    assert {g: now.sub("", x) for g, x in a.items()} == {g: now.sub("", b[g]) for g in a}
 
 
 def test_queries_per_push_are_pinned(django_assert_max_num_queries):
@@ -99,9 +105,11 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_co
     services.hand_start(table_id=table.pk)
     for _ in range(400):
         alone = _alone(table.pk, monkeypatch)
-        _same_but_clock(_pushed(table.pk), alone)
-        if sent:
-            _same_but_clock([event["html"] for _, event in sent[-1]], alone)
+        pushed = _pushed(table.pk)
+        assert pushed.keys() == alone.keys()
+        _same_but_clock(pushed, alone)
+        if sent:  # the last push: to every audience, or a sealed step's decider alone
+            _same_but_clock({group: event["html"] for group, event in sent[-1]}, alone)
         hand = active_hand(table)
         if hand is None:
             break

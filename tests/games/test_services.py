@@ -155,7 +155,7 @@ class TestHands:
         logged = list(HandAction.objects.filter(hand=hand).order_by("seq"))
         assert [a.seq for a in logged] == list(range(1, hand.version + 1))
         assert [a.payload for a in logged] == hand.record["actions"]
-        assert {a.source for a in logged} <= {"human", "bot", "autoplay"}
+        assert {a.source for a in logged} <= {"human", "bot", "autoplay", "server"}
         if hand.result.get("redeal"):
             return
         settlement = HandSettlement.objects.get(hand_ref=str(hand.pk))
