@@ -17,13 +17,13 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import services
-from games.services import hands as hand_services
 from games.engine.dealing import deal
 from games.engine.hand import start_hand, step_closable, waiting_seats
 from games.engine.state import PHASE_DOUBLE, PHASE_GRAB, PHASE_PLAY, PHASE_REVEAL, HandState
 from games.engine.variants import find_variant
 from games.models import Hand, HandAction
 from games.selectors import hand_state
+from games.services import hands as hand_services
 from tests.games.table_helpers import (
     Socket,
     active_hand,
