@@ -22,7 +22,13 @@ from games.models import Hand, HandPlayer, Seat, SocketLease
 from games.rendering import render_table_regions
 from games.stakes import disconnect_grace
 from games.table_life import Event, Refused, SeatState, TableState
-from tests.games.table_helpers import active_hand, live_db, make_player, make_room  # noqa: F401
+from tests.games.table_helpers import (  # noqa: F401
+    active_hand,
+    live_db,
+    make_player,
+    make_room,
+    seated_table,
+)
 
 NOW = datetime.datetime(2026, 12, 1, 12, 0, tzinfo=datetime.UTC)
 GRACE = datetime.timedelta(seconds=20)
@@ -194,11 +200,8 @@ class TestAbsentPlayers:
         assert HandPlayer.objects.filter(hand=hand, user=carol).exists()
 
     def test_a_table_with_nobody_here_deals_nothing(self):
-        room = make_room("classic3")
         alice = make_player()
-        table = services.table_create(room=room)
-        services.table_join(table_id=table.pk, user=alice)
-        services.table_fill_with_bots(table_id=table.pk)
+        table = seated_table(make_room("classic3"), [alice])
         _away(selectors.seat_of_user(table=table, user=alice), 3600)
         with pytest.raises(ActionRejected) as refused:
             services.hand_start(table_id=table.pk)  # no player asking: the table on its own
@@ -209,11 +212,8 @@ class TestAbsentPlayers:
 @pytest.mark.django_db
 class TestAbandonedClassic3:
     def test_all_pass_redeals_are_one_hand_and_stop_without_a_player(self):
-        room = make_room("classic3")
         alice = make_player()
-        table = services.table_create(room=room)
-        services.table_join(table_id=table.pk, user=alice)
-        services.table_fill_with_bots(table_id=table.pk)
+        table = seated_table(make_room("classic3"), [alice])
         services.hand_start(table_id=table.pk, user=alice)
         _play_out(table.pk)
         numbers = set(Hand.objects.filter(table=table).values_list("number", flat=True))
@@ -226,11 +226,8 @@ class TestAbandonedClassic3:
         assert active_hand(table) is None
 
     def test_the_history_shows_one_row_per_hand_with_its_redeals_inside(self, client):
-        room = make_room("classic3")
         alice = make_player()
-        table = services.table_create(room=room)
-        services.table_join(table_id=table.pk, user=alice)
-        services.table_fill_with_bots(table_id=table.pk)
+        table = seated_table(make_room("classic3"), [alice])
         first = services.hand_start(table_id=table.pk, user=alice)
         _play_out(table.pk)
         last = Hand.objects.filter(table=table).order_by("-id").first()
