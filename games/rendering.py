@@ -351,12 +351,15 @@ def screen_context(
     seed: str = "",
     extras: dict[str, Any] | None = None,
     now: datetime.datetime | None = None,
+    players: Sequence[SeatInfo] | None = None,
 ) -> dict[str, Any]:
     """Everything the region templates need, from one audience's view dict.
 
     ``state`` is used only for the hint plays of the view's own seat and to tell whether the
     bottom it shows is public. ``now`` (default: the clock) is the server time the page's
-    countdown is set by; a push gives every audience the same one.
+    countdown is set by; a push gives every audience the same one. ``players``: who played
+    each seat of the hand, which names its plays and its result (default: ``seats``, the
+    seats' occupants, who may have changed since the hand ended).
     """
     n = view["seats"]
     me = view.get("seat")
@@ -396,9 +399,10 @@ def screen_context(
 
     seat_rows = _seat_rows(seats, n, in_play)
 
+    played = {s.index: s for s in players} if players else infos
     names = {
-        row["index"]: (row["info"]["name"] or _("Seat %(n)s") % {"n": row["number"]})
-        for row in seat_rows
+        seat: (played[seat].name if seat in played else None) or _("Seat %(n)s") % {"n": seat + 1}
+        for seat in range(n)
     }
     trick = [
         {
@@ -450,7 +454,7 @@ def screen_context(
         final_hands = extras.get("final_hands") or []
         rows = []
         for seat in range(n):
-            info = infos.get(seat, SeatInfo(index=seat))
+            info = played.get(seat, SeatInfo(index=seat))
             units = Fraction(raw["units"][seat])
             role, badges = _seat_roles(view, seat)
             title_change = titles[seat] if seat < len(titles) else None
@@ -644,6 +648,8 @@ class TableSnapshot:
     state: HandState | None
     extras: dict[str, Any]
     now: datetime.datetime
+    # user id -> (name, is a bot) of the hand's players who no longer sit at the table
+    departed: dict[int, tuple[str, bool]] = field(default_factory=dict)
     # language -> the seat panels' facts (their titles are translated), built once per push
     _infos: dict[str, tuple[list[SeatInfo], int]] = field(default_factory=dict, repr=False)
 
@@ -653,6 +659,23 @@ class TableSnapshot:
         if language not in self._infos:
             self._infos[language] = _seat_infos(self.seats)
         return self._infos[language]
+
+    def player_infos(self) -> list[SeatInfo]:
+        """Who played each seat of the hand, under the name he played it (empty when the hand
+        has no player record): a seat's occupant now may be someone else, or nobody."""
+        seated = {
+            s.user_id: (s.user.username, bool(s.user.is_bot))
+            for s in self.seats
+            if s.user is not None
+        }
+        out = []
+        for seat, user_id in sorted(self.holders.items()):
+            if user_id is None:
+                out.append(SeatInfo(index=seat, name=_("Bot %(n)s") % {"n": seat + 1}, is_bot=True))
+                continue
+            name, is_bot = seated.get(user_id) or self.departed.get(user_id) or ("", False)
+            out.append(SeatInfo(index=seat, name=name or None, is_bot=is_bot))
+        return out
 
 
 def table_snapshot(
@@ -683,15 +706,29 @@ def table_snapshot(
         if state is None:
             state = _hand_state(hand)
         extras = _hand_extras(hand)
+    seats = list(seats)
     return TableSnapshot(
         table=table,
         hand=hand,
-        seats=list(seats),
+        seats=seats,
         holders=holders,
         state=state,
         extras=extras,
         now=timezone.now(),
+        departed=_departed(holders, seats),
     )
+
+
+def _departed(holders: dict[int, int | None], seats: Sequence[Any]) -> dict[int, tuple[str, bool]]:
+    """(name, is a bot) of the hand's players who have left their seats since (read only when
+    someone has: a hand in play keeps its players seated)."""
+    gone = {u for u in holders.values() if u is not None} - {s.user_id for s in seats}
+    if not gone:
+        return {}
+    from accounts.models import User
+
+    rows = User.objects.filter(pk__in=gone).values_list("pk", "username", "is_bot")
+    return {pk: (name, is_bot) for pk, name, is_bot in rows}
 
 
 def _seat_infos(rows: Sequence[Any]) -> tuple[list[SeatInfo], int]:
@@ -821,6 +858,7 @@ def table_context(
             seed=getattr(hand, "seed", "") if finished else "",
             extras=snapshot.extras,
             now=snapshot.now,
+            players=snapshot.player_infos(),
         )
     ctx.update(
         {

@@ -161,6 +161,28 @@ class TablePageTests:
         )
         assert 'class="pc hc' not in html  # not the previous occupant's cards
 
+    @pytest.mark.parametrize("successor", [False, True])
+    def test_an_old_result_names_who_played_it(self, client, room, player, make_user, successor):
+        """A player who left after the hand keeps his name in its result, whether his seat
+        stays empty or someone else has taken it."""
+        table, hand = _dealt(client, room)
+        seat = Seat.objects.get(table=table, user=player).index
+        _finish(hand, player)
+        client.post(reverse("table_leave", args=[table.pk]))
+        watcher = make_user(beans=100_000, username="zed")
+        client.force_login(watcher)
+        if successor:
+            client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
+            assert Seat.objects.get(table=table, index=seat).user == watcher
+        else:
+            assert Seat.objects.get(table=table, index=seat).user is None
+        body = client.get(reverse("table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        result = re.search(r'id="table-result".*?</table>', body.content.decode(), re.S)
+        assert result is not None
+        names = re.findall(r'<span class="nm">([^<]*)</span>', result.group(0))
+        assert names[seat] == "alice"
+        assert "zed" not in names and f"Seat {seat + 1}" not in names
+
     def test_result_panel_shows_the_settlement(self, client, room, player) -> None:
         table, hand = _dealt(client, room)
         seat = Seat.objects.get(table=table, user=player).index
