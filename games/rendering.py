@@ -100,6 +100,27 @@ KIND_LABELS = {
     "nuke": gettext_lazy("Nuke"),
 }
 
+# A variant's own word for a kind where it differs from the common one, by the top joker of
+# the play: fenzhou5's joker_bomb is a pair of one joker (对大王 / 对小王), and RULES keeps
+# 王炸 for its four-joker 核弹.
+VARIANT_KIND_LABELS = {
+    "fenzhou5": {
+        "joker_bomb": {
+            "BJ": gettext_lazy("Pair of big jokers"),  # 对大王
+            "SJ": gettext_lazy("Pair of small jokers"),  # 对小王
+        },
+    },
+}
+
+
+def kind_label(variant: str, kind: str, cards: str) -> str:
+    """The name of a play of ``kind`` made of ``cards`` in ``variant``'s words."""
+    own = VARIANT_KIND_LABELS.get(variant, {}).get(kind)
+    if own is not None:
+        return str(own["BJ" if "BJ" in cards.split() else "SJ"])
+    return str(KIND_LABELS.get(kind, kind))
+
+
 PARTNER_LABELS = {
     "open_solo": gettext_lazy("Open solo"),  # 明独打
     "hidden_solo": gettext_lazy("Hidden solo"),  # 暗独打
@@ -422,7 +443,7 @@ def screen_context(
             "seat": top["seat"],
             "name": names.get(top["seat"], ""),
             "cards": card_faces(top["cards"]),
-            "kind": str(KIND_LABELS.get(top["kind"], top["kind"])),
+            "kind": kind_label(variant, top["kind"], top["cards"]),
             "bomb": top["kind"] in BOMB_KINDS,
         }
     phase = view.get("phase")
@@ -485,7 +506,7 @@ def screen_context(
             "bombs": [
                 {
                     "name": names.get(p["seat"], ""),
-                    "kind": str(KIND_LABELS.get(p["kind"], p["kind"])),
+                    "kind": kind_label(variant, p["kind"], p["cards"]),
                     "cards": card_faces(p["cards"]),
                 }
                 for p in bombs

@@ -418,6 +418,11 @@ TABLE: dict[str, tuple[str, str]] = {
 
 COLUMN = {"zh_Hans": 0, "zh_Hant": 1}
 ENTRY = re.compile(r'^msgid "(?P<id>(?:[^"\\]|\\.)*)"\nmsgstr ""$', re.MULTILINE)
+# msgmerge guesses a new msgid's translation from a similar old one ("Pair of small jokers"
+# got "big and small jokers"'s): such a guess is emptied, so that the table fills it
+FUZZY = re.compile(
+    r'^#, fuzzy\n(?:#\|.*\n)*msgid "(?P<id>(?:[^"\\]|\\.)+)"\nmsgstr ".*"$', re.MULTILINE
+)
 
 
 def fill(path: Path, locale: str) -> list[str]:
@@ -437,6 +442,7 @@ def fill(path: Path, locale: str) -> list[str]:
             return match.group(0)
         return f'msgid "{msgid}"\nmsgstr "{value}"'
 
+    text = FUZZY.sub(lambda m: f'msgid "{m.group("id")}"\nmsgstr ""', text)
     text = ENTRY.sub(replace, text)
     text = text.replace("#, fuzzy\n", "", 1)
     path.write_text(text, encoding="utf-8")

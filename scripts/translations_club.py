@@ -203,6 +203,9 @@ CLUB: dict[str, tuple[str, str]] = {
     "suspension": ("账号暂停", "帳號暫停"),
     "suspensions": ("账号暂停", "帳號暫停"),
     "suspended at": ("暂停时间", "暫停時間"),
+    # the table screen a player expects (issue #19)
+    "Pair of big jokers": ("对大王", "對大王"),
+    "Pair of small jokers": ("对小王", "對小王"),
 }
 
 # msgid -> (simplified, traditional): one form (Chinese has no plural forms)
