@@ -206,6 +206,7 @@ CLUB: dict[str, tuple[str, str]] = {
     # the table screen a player expects (issue #19)
     "Pair of big jokers": ("对大王", "對大王"),
     "Pair of small jokers": ("对小王", "對小王"),
+    "Menu": ("菜单", "選單"),
 }
 
 # msgid -> (simplified, traditional): one form (Chinese has no plural forms)

@@ -1,0 +1,75 @@
+"""The table screen a player expects (issue #19), in Chromium at 1280×800 and 390×844: the
+header on a phone, every region in the reader's language, the result panel, and a new5 hand
+of 31–38 cards on a phone. Run apart: ``pytest -m browser -p no:asyncio``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.games.test_views_browser import (  # noqa: F401 - the fixtures
+    _fill_and_deal,
+    _join,
+    _login,
+    _page,
+    _play_to_the_end,
+    _shot,
+    browser,
+    server,
+)
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def _reachable(page, selector: str) -> bool:
+    """The element is inside the viewport and is what a tap at its centre hits."""
+    return page.eval_on_selector(
+        selector,
+        """el => {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0) return false;
+        if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) return false;
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !!hit && (hit === el || el.contains(hit));
+    }""",
+    )
+
+
+def _no_sideways_scroll(page) -> bool:
+    return page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+
+
+class HeaderTests:
+    @pytest.mark.parametrize("width", [360, 390])
+    def test_a_phone_reaches_every_link_from_the_table(self, browser, server, width) -> None:
+        page = _page(browser, server, width=width, height=844, lang="en")
+        _login(page, server, "ann")
+        _join(page, server, "room-classic3")
+        assert _no_sideways_scroll(page)
+        assert _reachable(page, ".topbar .brand") and _reachable(page, ".menu-btn")
+        assert not page.locator("#site-nav").is_visible()
+        page.click(".menu-btn")
+        assert page.get_attribute(".menu-btn", "aria-expanded") == "true"
+        _shot(page, f"header-phone-{width}-menu")
+        for name in ("Lobby", "Leaderboard", "Profile", "Settings", "Log out"):
+            link = f"#site-nav :is(a, button):text-is('{name}')"
+            assert _reachable(page, link), name
+        page.keyboard.press("Escape")
+        assert not page.locator("#site-nav").is_visible()
+        page.click(".menu-btn")
+        page.click("#site-nav a:text-is('Profile')")
+        page.wait_for_url("**/profile/**")
+        page.context.close()
+
+    def test_a_desktop_shows_the_links_in_the_bar(self, browser, server) -> None:
+        page = _page(browser, server, **DESKTOP, lang="en")
+        _login(page, server, "ann")
+        page.goto(server + "/")
+        assert not page.locator(".menu-btn").is_visible()
+        for name in ("Lobby", "Leaderboard", "Profile", "Settings", "Log out"):
+            assert _reachable(page, f"#site-nav :is(a, button):text-is('{name}')"), name
+        page.context.close()
