@@ -4,22 +4,16 @@ of 31–38 cards on a phone. Run apart: ``pytest -m browser -p no:asyncio``."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.games.test_views_browser import (  # noqa: F401 - the fixtures
-    _fill_and_deal,
-    _join,
-    _login,
-    _page,
-    _play_to_the_end,
-    _shot,
-    browser,
-    server,
-)
+from tests.games import test_views_browser as ui
+from tests.games.test_views_browser import _join, _login, _page, _shot
 
 pytestmark = pytest.mark.browser
+
+# the daphne subprocess and Chromium of the table's browser tests
+server = ui.server
+browser = ui.browser
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
