@@ -849,6 +849,7 @@ def table_context(
         snapshot = table_snapshot(table=table, hand=hand)
     room = table.room
     infos, count = snapshot.seat_infos()
+    purse = _purse(user) if seat_index is not None else None
     if hand is None:
         seat_count = count or find_variant(room.variant, **(room.options or {})).seats
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
@@ -894,11 +895,23 @@ def table_context(
             "all_seated": bool(infos) and all(info.name is not None for info in infos),
             "free_seats": [info.index for info in infos if info.name is None],
             "hand_over": hand is None or getattr(hand, "status", "") == "finished",
+            "purse": purse,
         }
     )
     if hand is None:
         ctx["version"] = getattr(table, "version", 0)
     return ctx
+
+
+def _purse(user: Any) -> dict[str, Any] | None:
+    """A seated player's own beans and title (his user row as the snapshot read it: after a
+    settlement, the push reads the seats again)."""
+    if user is None or not getattr(user, "is_authenticated", False) or user.is_bot:
+        return None
+    from accounts.selectors import title_for
+
+    title = title_for(user.score)
+    return {"beans": user.beans, "title": str(title) if title is not None else ""}
 
 
 def render_regions(ctx: dict[str, Any], *, oob: bool = True) -> str:

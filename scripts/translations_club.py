@@ -207,6 +207,7 @@ CLUB: dict[str, tuple[str, str]] = {
     "Pair of big jokers": ("对大王", "對大王"),
     "Pair of small jokers": ("对小王", "對小王"),
     "Menu": ("菜单", "選單"),
+    "Your beans": ("我的欢乐豆", "我的歡樂豆"),
 }
 
 # msgid -> (simplified, traditional): one form (Chinese has no plural forms)

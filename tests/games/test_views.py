@@ -196,6 +196,29 @@ class TablePageTests:
         beans = hand.result["beans"][seat]
         assert f"{beans:+d}".replace("+0", "0") in row.group(1).replace(",", "")
 
+    def test_my_beans_and_title_show_at_the_table_and_follow_the_settlement(
+        self, client, room, player, make_user
+    ) -> None:
+        from accounts.models import User
+        from games import broadcast
+
+        table, hand = _dealt(client, room)
+        purse = re.compile(r'data-beans="(-?\d+)"')
+        page = client.get(reverse("table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        assert purse.findall(page.content.decode()) == ["100000"]
+        assert 'class="purse-title">Bonded Labourer<' in page.content.decode()
+        _finish(hand, player)
+        beans = User.objects.get(pk=player.pk).beans
+        assert beans != 100_000
+        frames = dict(broadcast.audience_frames(table.pk))
+        assert purse.findall(frames[broadcast.user_group(table.pk, player.pk)]["html"]) == [
+            str(beans)
+        ]
+        # nobody else is shown his purse
+        client.force_login(make_user(username="onlooker"))
+        page = client.get(reverse("table", args=[table.pk])).content.decode()
+        assert not purse.findall(page)
+
     def test_missing_table_is_404(self, client) -> None:
         assert client.get(reverse("table", args=[999_999])).status_code == 404
 
