@@ -135,7 +135,7 @@ AUTO_WIN_LABELS = {
 
 MAX_HINTS = 400
 # keys of ``screen_context(extras=...)`` consumed by the result panel
-_EXTRA_KEYS = ("scores", "titles", "final_hands", "beans", "house")
+_EXTRA_KEYS = ("scores", "titles", "beans", "house")
 
 
 # --------------------------------------------------------------------------- cards
@@ -472,7 +472,13 @@ def screen_context(
         titles = extras.get("titles") or [None] * n
         beans = extras.get("beans") or raw["beans"]
         house = extras.get("house", raw["house"])
-        final_hands = extras.get("final_hands") or []
+        final_hands = view.get("final_hands") or []
+        # who emptied his hand, in the order they did (the order of their last plays)
+        last_play = {p["seat"]: i for i, p in enumerate(plays)}
+        out_order = sorted(
+            (s for s in range(n) if s < len(counts) and counts[s] == 0 and s in last_play),
+            key=last_play.__getitem__,
+        )
         rows = []
         for seat in range(n):
             info = played.get(seat, SeatInfo(index=seat))
@@ -493,6 +499,7 @@ def screen_context(
                     "beans": beans[seat] if seat < len(beans) else 0,
                     "score": None if info.is_bot else score_moves[seat],
                     "left": card_faces(final_hands[seat]) if seat < len(final_hands) else [],
+                    "out_first": bool(out_order) and seat == out_order[0],
                     "title_before": title_change[0] if title_change else None,
                     "title_after": title_change[1] if title_change else None,
                 }
@@ -512,6 +519,7 @@ def screen_context(
                 for p in bombs
             ],
             "winner_side": view.get("winner_side"),
+            "first_out": names[out_order[0]] if out_order else "",
             "auto_win": str(AUTO_WIN_LABELS.get(view.get("auto_win"), ""))
             if view.get("auto_win")
             else "",

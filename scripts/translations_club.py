@@ -208,6 +208,8 @@ CLUB: dict[str, tuple[str, str]] = {
     "Pair of small jokers": ("对小王", "對小王"),
     "Menu": ("菜单", "選單"),
     "Your beans": ("我的欢乐豆", "我的歡樂豆"),
+    "First out: %(name)s": ("头游：%(name)s", "頭遊：%(name)s"),
+    "Out first": ("头游", "頭遊"),
     "default: %(value)s": ("默认：%(value)s", "預設：%(value)s"),
     "A private table's host may change “%(option)s”": (
         "私人牌桌的桌主可以更改“%(option)s”",
@@ -275,6 +277,7 @@ CLUB: dict[str, tuple[str, str]] = {
 # msgid -> (simplified, traditional): one form (Chinese has no plural forms)
 PLURALS: dict[str, tuple[str, str]] = {
     "%(n)s spectator": ("%(n)s 名观众", "%(n)s 名觀眾"),
+    "%(n)s bomb played": ("打出 %(n)s 个炸弹", "打出 %(n)s 個炸彈"),
 }
 
 PLURAL_ENTRY = re.compile(

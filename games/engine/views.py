@@ -5,7 +5,8 @@ for a seat, exactly its own private knowledge. Card identities appear only under
 ``hand`` (own), ``partner_hand`` (qq5 landlords after the reveal), ``bottom`` (classic3 once the
 landlord is fixed; for qq5/new5 only the landlord who took it), ``face_up.card``,
 ``marked_card`` (the called / circled card once announced), ``grabs[].card``, ``plays[].cards``,
-``trick[].cards``, ``top.cards`` and ``choices[].value`` (a seat's own grab/call choices).
+``trick[].cards``, ``top.cards``, ``choices[].value`` (a seat's own grab/call choices) and,
+once the hand is over (the whole record is public then), ``final_hands`` (every seat's).
 
 Not shown, by design: the other hands, the qq5 暗地主 / new5 副地主 / fenzhou5 狗腿子 before they
 are revealed (except to themselves), a hidden solo before it shows, and which seats are still
@@ -165,6 +166,8 @@ def _common(state: HandState, seat: int | None) -> dict[str, Any]:
             "spring": r.spring,
             "anti_spring": r.anti_spring,
         }
+        # the whole record is public once the hand is over: the cards each seat kept
+        out["final_hands"] = [format_cards(h) for h in state.hands]
     return out
 
 

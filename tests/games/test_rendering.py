@@ -83,11 +83,6 @@ def _context(state: HandState, seat: int | None) -> dict[str, Any]:
         version=len(state.history),
         commitment="ab" * 32,
         seed="cd" * 32,
-        extras={
-            "final_hands": [view_for(state, s)["hand"] for s in range(state.seats)]
-            if state.finished
-            else []
-        },
         now=NOW,  # as in a push: one clock reading for every audience
     )
     ctx.update({"seated": seat is not None})

@@ -219,6 +219,23 @@ class TablePageTests:
         page = client.get(reverse("table", args=[table.pk])).content.decode()
         assert not purse.findall(page)
 
+    def test_the_result_shows_the_cards_left_and_who_went_out_first(
+        self, client, room, player
+    ) -> None:
+        table, hand = _dealt(client, room)
+        hand = _finish(hand, player)
+        state = selectors.hand_state(hand)
+        body = client.get(reverse("table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        result = re.search(r'id="table-result".*?</tbody>', body.content.decode(), re.S).group(0)
+        rows = re.findall(r"<tr class=.*?</tr>", result, re.S)
+        assert len(rows) == 3
+        for seat, row in enumerate(rows):
+            assert sorted(CARD_ATTR.findall(row)) == sorted(format_cards(state.hands[seat]).split())
+            assert ("Out first" in row) == (not state.hands[seat])
+        (first,) = [seat for seat in range(3) if not state.hands[seat]]
+        name = re.search(r'<span class="nm">([^<]*)</span>', rows[first]).group(1)
+        assert f"First out: {name}" in result
+
     def test_missing_table_is_404(self, client) -> None:
         assert client.get(reverse("table", args=[999_999])).status_code == 404
 
