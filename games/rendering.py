@@ -565,8 +565,7 @@ def screen_context(
         "hand_cards": hand_cards,
         "my_role": my_role,
         "my_role_badges": my_role_badges,
-        # cards per row on a phone: one row up to 18 cards, else two even rows
-        "hand_rows_m": len(hand_cards) if len(hand_cards) <= 18 else -(-len(hand_cards) // 2),
+        "hand_rows_m": _phone_row(len(hand_cards)),
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
         "hints_json": json.dumps(hints),
@@ -584,6 +583,17 @@ def screen_context(
         "in_hand": True,
         **{k: v for k, v in extras.items() if k not in _EXTRA_KEYS},
     }
+
+
+# A phone (360–390 px) shows about 300 px of overlapped cards a row: at most 11 a row keeps
+# the visible part of each card about 28 px wide or more, a target a thumb can tap.
+PHONE_ROW_CARDS = 11
+
+
+def _phone_row(count: int) -> int:
+    """Cards per row on a phone: as few rows as PHONE_ROW_CARDS allows, of even length."""
+    rows = max(1, -(-count // PHONE_ROW_CARDS))
+    return -(-count // rows)
 
 
 def _round_half_up(value: Fraction) -> int:

@@ -67,3 +67,80 @@ class HeaderTests:
         for name in ("Lobby", "Leaderboard", "Profile", "Settings", "Log out"):
             assert _reachable(page, f"#site-nav :is(a, button):text-is('{name}')"), name
         page.context.close()
+
+
+TAPPABLE_PX = 27  # "a card at least about 28 px wide where it is not covered"
+
+CONTROLS = "#table-root :is(button, a, input, select, .hc)"
+
+
+def _cards_tappable(page) -> list[str]:
+    """Cards whose uncovered strip is narrower than a thumb, or not what a tap on it hits."""
+    return page.evaluate(
+        """(min) => {
+        const cards = [...document.querySelectorAll('#table-hand .hc')];
+        const bad = [];
+        cards.forEach((card, i) => {
+            const r = card.getBoundingClientRect();
+            const next = cards[i + 1] && cards[i + 1].getBoundingClientRect();
+            const sameRow = next && Math.abs(next.top - r.top) < 2;
+            const strip = sameRow ? next.left - r.left : r.width;
+            if (strip < min) bad.push(card.dataset.key + ' strip ' + strip.toFixed(1));
+            card.scrollIntoView({block: 'center'});
+            const s = card.getBoundingClientRect();
+            const hit = document.elementFromPoint(s.left + Math.min(strip, s.width) / 2, s.top + 8);
+            if (!hit || !card.contains(hit)) bad.push(card.dataset.key + ' covered');
+        });
+        return bad;
+    }""",
+        TAPPABLE_PX,
+    )
+
+
+def _toasts_cover_controls(page) -> list[str]:
+    return page.evaluate(
+        """(sel) => {
+        const toasts = [...document.querySelectorAll('.notice-toast')]
+            .map((t) => t.getBoundingClientRect());
+        const hits = [];
+        document.querySelectorAll(sel).forEach((el) => {
+            const r = el.getBoundingClientRect();
+            if (!r.width || !r.height) return;
+            for (const t of toasts) {
+                if (t.left < r.right && r.left < t.right && t.top < r.bottom && r.top < t.bottom) {
+                    hits.push(el.outerHTML.slice(0, 80));
+                }
+            }
+        });
+        return hits;
+    }""",
+        CONTROLS,
+    )
+
+
+class PhoneHandTests:
+    def test_a_new5_turn_with_a_big_hand_keeps_play_on_screen(self, browser, server) -> None:
+        page = _page(browser, server, **PHONE, lang="en")
+        _login(page, server, "eve")
+        _join(page, server, "room-new5")
+        ui._fill_and_deal(page)
+        # take the decisions before play until it is this seat's turn to play
+        for _ in range(600):
+            if page.locator("#play-form").count():
+                break
+            if not ui._act(page, by_clicking=False):
+                page.wait_for_timeout(150)
+        else:
+            raise AssertionError("never this seat's turn to play")
+        count = page.locator("#table-hand .hc").count()
+        assert count >= 31, count
+        page.evaluate("() => window.scrollTo(0, 0)")  # the top of the page: the bar must stick
+        _shot(page, "new5-phone-big-hand-turn")
+        assert _reachable(page, "#hint-btn")
+        assert _toasts_cover_controls(page) == []
+        assert _cards_tappable(page) == []
+        assert _no_sideways_scroll(page)
+        page.click("#hint-btn")
+        page.wait_for_selector("#play-btn:not([disabled])")
+        assert _reachable(page, "#play-btn")
+        page.context.close()
