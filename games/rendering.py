@@ -121,6 +121,63 @@ def kind_label(variant: str, kind: str, cards: str) -> str:
     return str(KIND_LABELS.get(kind, kind))
 
 
+# What each variant calls the number its status line shows (flows' current_multiplier), and
+# whether it multiplies (×2) or is a count of points (fenzhou5's unit u = 1 + bonuses, §6.7).
+MULTIPLIER_LABELS: dict[str, tuple[Any, bool]] = {
+    "qq5": (gettext_lazy("Multiplier"), True),
+    "new5": (gettext_lazy("Multiple"), True),  # 倍数 D: the grabs, doubled by 明独打
+    "classic3": (gettext_lazy("Multiplier"), True),
+    "fenzhou5": (gettext_lazy("Points"), False),  # 分
+}
+
+# The steps of a seat's stake (games.engine.flows.StakeTerm keys), in the players' words.
+STAKE_WORDS = {
+    "bid": gettext_lazy("bid %(v)s"),
+    "double": gettext_lazy("doubled ×2"),
+    "reveal": gettext_lazy("revealed ×2"),
+    "spring": gettext_lazy("spring ×2"),
+    "anti_spring": gettext_lazy("anti-spring ×2"),
+    "cap": gettext_lazy("capped at %(v)s"),
+    "farmers": gettext_lazy("the farmers' stakes, %(v)s"),
+    "share": gettext_lazy("share ×%(v)s"),
+    "grabs": gettext_lazy("grabs: %(v)s"),
+    "open_solo": gettext_lazy("open solo ×2"),
+    "city": gettext_lazy("city scheme: 2 to that power"),
+    "unit": gettext_lazy("1 point"),
+}
+STAKE_COUNTED_WORDS = {
+    "bombs": (gettext_lazy("a bomb ×2"), gettext_lazy("%(n)s bombs ×%(f)s")),
+    "doubles": (gettext_lazy("a double ×2"), gettext_lazy("%(n)s doubles ×%(f)s")),
+}
+
+
+def _number(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
+def stake_steps(variant: str, terms: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """A seat's stake (the engine's terms) as the words of each step and the units they come
+    to: "bid 3 · 2 bombs ×4 · doubled ×2" → 24."""
+    from games.engine.flows import StakeTerm, stake_units
+
+    steps = []
+    parsed = []
+    for raw in terms:
+        term = StakeTerm(raw["key"], Fraction(raw["value"]), raw["op"], raw["count"])
+        parsed.append(term)
+        v, n = _number(term.value), term.count
+        if term.key in STAKE_COUNTED_WORDS:
+            one, many = STAKE_COUNTED_WORDS[term.key]
+            text = str(one) if n == 1 else str(many) % {"n": n, "f": _number(term.value**n)}
+        elif term.op == "+":  # fenzhou5's bonus per kind of bomb (§6.7)
+            kind = kind_label(variant, term.key, "")
+            text = f"{kind} +{v}" if n == 1 else f"{n}× {kind} +{_number(term.value * n)}"
+        else:
+            text = str(STAKE_WORDS.get(term.key, term.key)) % {"v": v}
+        steps.append(text)
+    return {"steps": steps, "units": _number(stake_units(tuple(parsed)))}
+
+
 PARTNER_LABELS = {
     "open_solo": gettext_lazy("Open solo"),  # 明独打
     "hidden_solo": gettext_lazy("Hidden solo"),  # 暗独打
@@ -473,6 +530,8 @@ def screen_context(
         beans = extras.get("beans") or raw["beans"]
         house = extras.get("house", raw["house"])
         final_hands = view.get("final_hands") or []
+        stakes = view.get("stakes") or []
+        effects = view.get("bomb_effects") or {}
         # who emptied his hand, in the order they did (the order of their last plays)
         last_play = {p["seat"]: i for i, p in enumerate(plays)}
         out_order = sorted(
@@ -500,6 +559,7 @@ def screen_context(
                     "score": None if info.is_bot else score_moves[seat],
                     "left": card_faces(final_hands[seat]) if seat < len(final_hands) else [],
                     "out_first": bool(out_order) and seat == out_order[0],
+                    "stake": stake_steps(variant, stakes[seat]) if seat < len(stakes) else None,
                     "title_before": title_change[0] if title_change else None,
                     "title_after": title_change[1] if title_change else None,
                 }
@@ -508,16 +568,23 @@ def screen_context(
             "rows": rows,
             "house": house,
             "multiplier": raw["multiplier"],
+            "multiplier_label": str(MULTIPLIER_LABELS[variant][0]),
+            "multiplies": MULTIPLIER_LABELS[variant][1],
             "spring": raw.get("spring"),
             "anti_spring": raw.get("anti_spring"),
+            # the bombs that changed the stakes, with what each did (§3.5: a qq5 4炸 does not
+            # double; new5's stake is its grabs'): the others are only counted
             "bombs": [
                 {
                     "name": names.get(p["seat"], ""),
                     "kind": kind_label(variant, p["kind"], p["cards"]),
                     "cards": card_faces(p["cards"]),
+                    "effect": _effect(effects[str(i)]),
                 }
-                for p in bombs
+                for i, p in enumerate(plays)
+                if str(i) in effects
             ],
+            "idle_bombs": len(bombs) - len(effects),
             "winner_side": view.get("winner_side"),
             "first_out": names[out_order[0]] if out_order else "",
             "auto_win": str(AUTO_WIN_LABELS.get(view.get("auto_win"), ""))
@@ -531,6 +598,8 @@ def screen_context(
         "phase": phase,
         "phase_label": str(PHASE_LABELS.get(phase, phase)),
         "multiplier": view.get("multiplier"),
+        "multiplier_label": str(MULTIPLIER_LABELS[variant][0]),
+        "multiplies": MULTIPLIER_LABELS[variant][1],
         "base_score": base_score,
         "coefficient": coefficient,
         "bid": max((b for b in (view.get("bids") or []) if b), default=None),
@@ -566,6 +635,7 @@ def screen_context(
         "my_role": my_role,
         "my_role_badges": my_role_badges,
         "hand_rows_m": _phone_row(len(hand_cards)),
+        "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
         "hints_json": json.dumps(hints),
@@ -594,6 +664,10 @@ def _phone_row(count: int) -> int:
     """Cards per row on a phone: as few rows as PHONE_ROW_CARDS allows, of even length."""
     rows = max(1, -(-count // PHONE_ROW_CARDS))
     return -(-count // rows)
+
+
+def _effect(term: dict[str, Any]) -> str:
+    return f"+{term['value']}" if term["op"] == "+" else f"×{term['value']}"
 
 
 def _round_half_up(value: Fraction) -> int:

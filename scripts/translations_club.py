@@ -208,6 +208,25 @@ CLUB: dict[str, tuple[str, str]] = {
     "Pair of small jokers": ("对小王", "對小王"),
     "Menu": ("菜单", "選單"),
     "Your beans": ("我的欢乐豆", "我的歡樂豆"),
+    "Multiple": ("倍数", "倍數"),
+    "Points": ("分数", "分數"),
+    "bid %(v)s": ("叫 %(v)s 分", "叫 %(v)s 分"),
+    "doubled ×2": ("加倍 ×2", "加倍 ×2"),
+    "revealed ×2": ("亮身份 ×2", "亮身份 ×2"),
+    "spring ×2": ("春天 ×2", "春天 ×2"),
+    "anti-spring ×2": ("反春 ×2", "反春 ×2"),
+    "capped at %(v)s": ("封顶 %(v)s", "封頂 %(v)s"),
+    "the farmers' stakes, %(v)s": ("农民注额之和 %(v)s", "農民注額之和 %(v)s"),
+    "share ×%(v)s": ("份额 ×%(v)s", "份額 ×%(v)s"),
+    "grabs: %(v)s": ("抢 %(v)s 次", "搶 %(v)s 次"),
+    "open solo ×2": ("明独打 ×2", "明獨打 ×2"),
+    "city scheme: 2 to that power": ("同城方案：2 的该次方", "同城方案：2 的該次方"),
+    "1 point": ("1 分", "1 分"),
+    "a bomb ×2": ("炸弹 ×2", "炸彈 ×2"),
+    "%(n)s bombs ×%(f)s": ("%(n)s 个炸弹 ×%(f)s", "%(n)s 個炸彈 ×%(f)s"),
+    "a double ×2": ("加倍 ×2", "加倍 ×2"),
+    "%(n)s doubles ×%(f)s": ("%(n)s 次加倍 ×%(f)s", "%(n)s 次加倍 ×%(f)s"),
+    "Your stake": ("我的注额", "我的注額"),
     "First out: %(name)s": ("头游：%(name)s", "頭遊：%(name)s"),
     "Out first": ("头游", "頭遊"),
     "default: %(value)s": ("默认：%(value)s", "預設：%(value)s"),
@@ -277,7 +296,8 @@ CLUB: dict[str, tuple[str, str]] = {
 # msgid -> (simplified, traditional): one form (Chinese has no plural forms)
 PLURALS: dict[str, tuple[str, str]] = {
     "%(n)s spectator": ("%(n)s 名观众", "%(n)s 名觀眾"),
-    "%(n)s bomb played": ("打出 %(n)s 个炸弹", "打出 %(n)s 個炸彈"),
+    "%(n)s bomb counted": ("计入 %(n)s 个炸弹", "計入 %(n)s 個炸彈"),
+    "%(n)s more that does not count": ("另有 %(n)s 个不计", "另有 %(n)s 個不計"),
 }
 
 PLURAL_ENTRY = re.compile(
