@@ -144,3 +144,103 @@ class PhoneHandTests:
         page.wait_for_selector("#play-btn:not([disabled])")
         assert _reachable(page, "#play-btn")
         page.context.close()
+
+
+NAMELESS = """() => {
+    const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, '
+        + '[role=button], [tabindex]:not([tabindex="-1"])';
+    const text = (el) => (el.innerText || el.textContent || '').trim();
+    const name = (el) => {
+        const by = el.getAttribute('aria-labelledby');
+        const named = (id) => text(document.getElementById(id) || el);
+        if (by) return by.split(/\\s+/).map(named).join(' ');
+        const labels = el.labels && [...el.labels].map(text).join(' ');
+        const label = el.getAttribute('aria-label') || labels;
+        if (label) return label;
+        if (el.matches('input[type=submit], input[type=button]')) return el.value;
+        const img = el.querySelector('img[alt], svg[aria-label]');
+        return text(el) || (img && (img.alt || img.getAttribute('aria-label'))) || el.title || '';
+    };
+    return [...document.querySelectorAll(sel)]
+        .filter((el) => el.getClientRects().length && !el.closest('[aria-hidden=true]'))
+        .filter((el) => !name(el).trim())
+        .map((el) => el.outerHTML.slice(0, 120));
+}"""
+
+# WCAG 2 AA for normal text; a card's corner index is small
+CONTRAST_AA = 4.5
+LOW_CONTRAST = """(min) => {
+    const colours = (s) => s.match(/rgba?\\([^)]*\\)/g) || [];
+    const rgb = (s) => colours(s).map((c) => c.match(/[\\d.]+/g).map(Number));
+    const lum = ([r, g, b]) => {
+        const f = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const ratio = (a, b) => {
+        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+    };
+    const bad = [];
+    document.querySelectorAll('.pc').forEach((card) => {
+        const style = getComputedStyle(card);
+        const grounds = rgb(style.backgroundImage).concat(rgb(style.backgroundColor))
+            .filter((c) => c.length < 4 || c[3] > 0);
+        card.querySelectorAll('.pc-r, .pc-s, .pc-c').forEach((part) => {
+            if (!part.getClientRects().length) return;
+            const ink = rgb(getComputedStyle(part).color)[0];
+            for (const ground of grounds) {
+                const r = ratio(ink, ground);
+                const which = card.dataset.c || card.dataset.card;
+                if (r < min) bad.push(`${which} ${part.className} ${r.toFixed(2)}`);
+            }
+        });
+    });
+    return bad;
+}"""
+
+
+class AccessibilityTests:
+    @pytest.mark.parametrize("size", ["desktop", "phone"])
+    def test_every_control_is_named_and_card_text_passes_aa(self, browser, server, size) -> None:
+        page = _page(browser, server, **(DESKTOP if size == "desktop" else PHONE), lang="en")
+        _login(page, server, "fay" if size == "desktop" else "cat")
+        _join(page, server, "room-classic3")
+        checked = 0
+
+        def check(moment: str) -> None:
+            nonlocal checked
+            assert page.evaluate(NAMELESS) == [], moment
+            assert page.evaluate(LOW_CONTRAST, CONTRAST_AA) == [], moment
+            checked += 1
+
+        check("between hands")
+        ui._fill_and_deal(page)
+        check("dealt")
+        seen = set()
+        for _ in range(400):
+            if page.locator("#table-result .result-panel").count():
+                break
+            moment = "play" if page.locator("#play-form").count() else "decision"
+            if page.locator("#table-controls[data-my-turn='1']").count() and moment not in seen:
+                seen.add(moment)
+                check(moment)
+            if not ui._act(page, by_clicking=False):
+                page.wait_for_timeout(150)
+        page.wait_for_selector("#table-result .result-panel")
+        check("result")
+        page.reload()  # and from scratch, as loaded (every region rendered by the page)
+        check("result, loaded")
+        # the probes find what they look for: a nameless button, a card's faded ink
+        page.evaluate(
+            """() => {
+            document.body.append(document.createElement('button'));
+            document.querySelector('.pc').style.color = '#bbbbbb';
+        }"""
+        )
+        assert len(page.evaluate(NAMELESS)) == 1
+        assert page.evaluate(LOW_CONTRAST, CONTRAST_AA)
+        page.reload()
+        page.click("#site-nav a:text-is('Lobby')" if size == "desktop" else ".menu-btn")
+        check("menu or lobby")
+        assert checked >= 5
+        page.context.close()
