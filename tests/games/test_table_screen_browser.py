@@ -118,10 +118,13 @@ def _toasts_cover_controls(page) -> list[str]:
     )
 
 
-class PhoneHandTests:
-    def test_a_new5_turn_with_a_big_hand_keeps_play_on_screen(self, browser, server) -> None:
-        page = _page(browser, server, **PHONE, lang="en")
-        _login(page, server, "eve")
+class BigHandTests:
+    @pytest.mark.parametrize(("size", "player"), [("phone", "eve"), ("desktop", "fay")])
+    def test_a_new5_turn_with_a_big_hand_keeps_play_on_screen(
+        self, browser, server, size, player
+    ) -> None:
+        page = _page(browser, server, **(PHONE if size == "phone" else DESKTOP), lang="en")
+        _login(page, server, player)
         _join(page, server, "room-new5")
         ui._fill_and_deal(page)
         # take the decisions before play until it is this seat's turn to play
@@ -135,7 +138,7 @@ class PhoneHandTests:
         count = page.locator("#table-hand .hc").count()
         assert count >= 31, count
         page.evaluate("() => window.scrollTo(0, 0)")  # the top of the page: the bar must stick
-        _shot(page, "new5-phone-big-hand-turn")
+        _shot(page, f"new5-{size}-big-hand-turn")
         assert _reachable(page, "#hint-btn")
         assert _toasts_cover_controls(page) == []
         assert _cards_tappable(page) == []
@@ -244,3 +247,58 @@ class AccessibilityTests:
         check("menu or lobby")
         assert checked >= 5
         page.context.close()
+
+
+class LanguageTests:
+    def test_two_readers_keep_their_languages_through_the_pushes(self, browser, server) -> None:
+        from tests.games.test_region_languages import foreign
+
+        english = _page(browser, server, **DESKTOP, lang="en")
+        _login(english, server, "ben")
+        _join(english, server, "room-fenzhou5")
+        traditional = _page(browser, server, **PHONE, lang="zh-hant")
+        _login(traditional, server, "dan")
+        _join(traditional, server, "room-fenzhou5")
+        assert english.url == traditional.url
+        # dan's arrival was pushed to ben's page: its notice, seats and seat buttons
+        english.wait_for_selector("#table-seats .seat:has-text('dan')")
+        ui._fill_and_deal(english)
+        traditional.wait_for_selector("#table-hand .hc")
+        for _ in range(6):  # a few decisions, each a push to both pages
+            for page in (english, traditional):
+                ui._act(page, by_clicking=False)
+        for page, language in ((english, "en"), (traditional, "zh-hant")):
+            assert foreign(page.content(), language) == [], language
+            assert page.locator("#table-club").count()
+        _shot(english, "languages-desktop-en")
+        _shot(traditional, "languages-phone-zh-hant")
+        for page in (english, traditional):
+            page.context.close()
+
+
+class ResultTests:
+    def test_the_result_teaches_and_next_hand_is_in_reach(self, browser, server) -> None:
+        pages = []
+        for name, size in (("ann", DESKTOP), ("ben", PHONE)):
+            page = _page(browser, server, **size, lang="en")
+            _login(page, server, name)
+            _join(page, server, "room-qq5")
+            pages.append(page)
+        assert pages[0].url == pages[1].url
+        ui._fill_and_deal(pages[0])
+        pages[1].wait_for_selector("#table-hand .hc")
+        ui._play_to_the_end(pages, limit=240)
+        for page, size in zip(pages, ("desktop", "phone"), strict=True):
+            panel = page.locator("#table-result .result-panel")
+            assert panel.locator("tbody tr").count() == 5
+            # the cards each loser kept, who went out first, every seat's stake
+            assert panel.locator(".left-cards .pc").count() > 0
+            assert panel.locator(".tag.out-first").count() == 1
+            assert "First out:" in panel.inner_text()
+            assert panel.locator(".stake-steps").count() == 5
+            assert _reachable(page, ".result-actions button.primary")
+            _shot(page, f"result-{size}")
+        pages[1].click(".result-actions button.primary")  # the phone deals the next hand
+        for page in pages:
+            page.wait_for_selector("#table-hand .hc")
+            page.context.close()
