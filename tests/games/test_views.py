@@ -61,6 +61,17 @@ def _finish(hand: Hand, user) -> Hand:
     raise AssertionError("the hand did not finish")
 
 
+def _played_and_left(client, room, player, other) -> tuple[Table, int, object]:
+    """A hand played to its end, then the player gone from his seat and ``other`` signed in:
+    (the table, the player's seat, other)."""
+    table, hand = _dealt(client, room)
+    seat = Seat.objects.get(table=table, user=player).index
+    _finish(hand, player)
+    client.post(reverse("table_leave", args=[table.pk]))
+    client.force_login(other)
+    return table, seat, other
+
+
 class LobbyTests:
     def test_lobby_lists_rooms_and_quick_join(self, client, room, player) -> None:
         page = client.get(reverse("lobby")).content.decode()
@@ -143,12 +154,9 @@ class TablePageTests:
         assert reverse("account_login") in page
 
     def test_newcomer_sees_the_last_hand_as_a_spectator(self, client, room, player, make_user):
-        table, hand = _dealt(client, room)
-        seat = Seat.objects.get(table=table, user=player).index
-        _finish(hand, player)
-        client.post(reverse("table_leave", args=[table.pk]))
-        newcomer = make_user(beans=100_000, username="newcomer")
-        client.force_login(newcomer)
+        table, seat, newcomer = _played_and_left(
+            client, room, player, make_user(beans=100_000, username="newcomer")
+        )
         client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
         assert Seat.objects.get(table=table, index=seat).user == newcomer
         from games.rendering import render_table_regions
@@ -165,12 +173,9 @@ class TablePageTests:
     def test_an_old_result_names_who_played_it(self, client, room, player, make_user, successor):
         """A player who left after the hand keeps his name in its result, whether his seat
         stays empty or someone else has taken it."""
-        table, hand = _dealt(client, room)
-        seat = Seat.objects.get(table=table, user=player).index
-        _finish(hand, player)
-        client.post(reverse("table_leave", args=[table.pk]))
-        watcher = make_user(beans=100_000, username="zed")
-        client.force_login(watcher)
+        table, seat, watcher = _played_and_left(
+            client, room, player, make_user(beans=100_000, username="zed")
+        )
         if successor:
             client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
             assert Seat.objects.get(table=table, index=seat).user == watcher
