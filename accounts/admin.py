@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from accounts import selectors, services
 from accounts.models import BeanEntry, HandSettlement, Title, User
+from ddz_site.admin_views import ReadOnlyAdmin
 
 
 class AdjustBeansForm(forms.Form):
@@ -150,19 +151,10 @@ class BeanEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(HandSettlement)
-class HandSettlementAdmin(admin.ModelAdmin):
+class HandSettlementAdmin(ReadOnlyAdmin):
     list_display = ["hand_ref", "house", "created_at"]
     search_fields = ["hand_ref"]
     readonly_fields = ["hand_ref", "house", "detail", "created_at"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Title)

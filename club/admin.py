@@ -17,17 +17,7 @@ from accounts.models import User
 from club import selectors, services
 from club.forms import SuspendForm
 from club.models import ChatMessage, ConnectionRecord, FairPlaySignals, HandOutcome, Suspension
-
-
-class _ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+from ddz_site.admin_views import ReadOnlyAdmin
 
 
 @admin.register(FairPlaySignals)
@@ -112,20 +102,20 @@ class SuspensionAdmin(admin.ModelAdmin):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(_ReadOnly):
+class ChatMessageAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "table", "user", "seat", "key", "text")
     list_filter = ("key",)
     search_fields = ("user__username", "text")
 
 
 @admin.register(ConnectionRecord)
-class ConnectionRecordAdmin(_ReadOnly):
+class ConnectionRecordAdmin(ReadOnlyAdmin):
     list_display = ("seen_at", "table", "user", "ip", "seated")
     search_fields = ("user__username", "ip")
 
 
 @admin.register(HandOutcome)
-class HandOutcomeAdmin(_ReadOnly):
+class HandOutcomeAdmin(ReadOnlyAdmin):
     list_display = ("finished_at", "hand", "user", "variant_key", "side", "won", "beans", "score")
     list_filter = ("variant_key", "side", "won")
     search_fields = ("user__username",)

@@ -6,9 +6,12 @@ table; a spectator's bubble names the seated users in ``skip_users`` so players 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from club import selectors
 from club.models import ChatMessage
@@ -31,11 +34,25 @@ def chat_html(message: ChatMessage, *, oob: bool = True) -> str:
     )
 
 
+def in_every_language(render: Callable[[], str]) -> dict[str, Any]:
+    """A public event of ``render``'s html in each site language: each socket sends its
+    reader's (the consumer's ``table_html``), whoever's action caused it."""
+    by_language = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            by_language[code] = render()
+    return {
+        "type": table_broadcast.EVENT_TYPE,
+        "html": by_language[settings.LANGUAGE_CODE],
+        "html_by_language": by_language,
+    }
+
+
 def chat_event(message: ChatMessage) -> tuple[str, dict[str, Any]]:
     """(group, event) of one chat message."""
     from games.models import Seat
 
-    event: dict[str, Any] = {"type": table_broadcast.EVENT_TYPE, "html": chat_html(message)}
+    event = in_every_language(lambda: chat_html(message))
     if message.seat is None:
         seated = Seat.objects.filter(table_id=message.table_id, user__isnull=False)
         event["skip_users"] = list(seated.values_list("user_id", flat=True))
@@ -47,15 +64,13 @@ def chat_pushed(message: ChatMessage) -> None:
     table_broadcast._send(group, event)
 
 
-def spectators_html(table_id: int) -> str:
-    return render_to_string(
-        "club/spectators.html",
-        {"count": selectors.spectator_count(table_id=table_id), "oob": True},
-    )
+def spectators_html(count: int) -> str:
+    return render_to_string("club/spectators.html", {"count": count, "oob": True})
 
 
 def spectators_event(table_id: int) -> tuple[str, dict[str, Any]]:
+    count = selectors.spectator_count(table_id=table_id)
     return (
         table_broadcast.public_group(table_id),
-        {"type": table_broadcast.EVENT_TYPE, "html": spectators_html(table_id)},
+        in_every_language(lambda: spectators_html(count)),
     )

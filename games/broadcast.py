@@ -115,7 +115,11 @@ def audience_frames(
     )
     frames: list[tuple[str, dict[str, Any]]] = []
     for seat, html in zip(seated, htmls, strict=False):
-        frames.append((user_group(table.pk, seat.user_id), {"type": EVENT_TYPE, "html": html}))
+        # the language it was rendered in: what rides in the same frame (games.private's
+        # #table-club) is rendered in it too
+        language = players.get(seat.user_id) or settings.LANGUAGE_CODE
+        event = {"type": EVENT_TYPE, "html": html, "language": language}
+        frames.append((user_group(table.pk, seat.user_id), event))
     if not spoken:
         return frames
     by_language = dict(zip(spoken, htmls[len(seated) :], strict=True))

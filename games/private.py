@@ -19,8 +19,12 @@ import secrets
 from fractions import Fraction
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Sum
+from django.utils import translation
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import BeanEntry, User
@@ -390,6 +394,10 @@ def seat_stand_after_hand(*, table_id: Any, user: User, enabled: bool = True) ->
 # --------------------------------------------------------------------------- score sheet
 
 
+# a sheet is read once for every audience of a push: a bot is named in each reader's language
+_bot_name = lazy(lambda n: gettext("Bot %(n)s") % {"n": n}, str)
+
+
 def _player_key(row: HandPlayer) -> str:
     return f"u{row.user_id}" if row.user_id is not None else f"b{row.seat}"
 
@@ -418,7 +426,7 @@ def session_sheet(session: TableSession) -> dict[str, Any]:
                 if row.user is not None:
                     players[key] = row.user.username
                 else:
-                    players[key] = str(_("Bot %(n)s") % {"n": row.seat + 1})
+                    players[key] = _bot_name(row.seat + 1)
     keys = list(players)
     totals_units = {k: Fraction(0) for k in keys}
     totals_beans = dict.fromkeys(keys, 0)
@@ -590,19 +598,25 @@ def with_club(
     facts = club_facts(table=table) if club else None
     users = {s.user_id: s.user for s in facts["seats"] if s.user_id} if facts else {}
     tail = "".join(notices or ())
+
+    def extra(user: Any, language: str | None) -> str:
+        if not club:
+            return tail
+        with translation.override(language or settings.LANGUAGE_CODE):
+            return render_club(table=table, user=user, hand_over=hand_over, facts=facts) + tail
+
     out = []
     for group, event in frames:
-        extra = tail
-        if club:
-            user = None
-            if group != broadcast.public_group(table.pk):
-                uid = int(group.rsplit(".", 1)[-1])
-                user = users.get(uid)
-            extra = render_club(table=table, user=user, hand_over=hand_over, facts=facts) + tail
-        extended = {**event, "html": event.get("html", "") + extra}
+        user = None
+        if group != broadcast.public_group(table.pk):
+            user = users.get(int(group.rsplit(".", 1)[-1]))
+        # each rendering in the language of the regions it joins (a user frame's reader's, a
+        # public frame's one per language), never that of whoever caused the push
+        extended = {**event, "html": event.get("html", "") + extra(user, event.get("language"))}
         if "html_by_language" in event:
             extended["html_by_language"] = {
-                language: html + extra for language, html in event["html_by_language"].items()
+                language: html + extra(user, language)
+                for language, html in event["html_by_language"].items()
             }
         out.append((group, extended))
     return out

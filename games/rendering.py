@@ -100,6 +100,84 @@ KIND_LABELS = {
     "nuke": gettext_lazy("Nuke"),
 }
 
+# A variant's own word for a kind where it differs from the common one, by the top joker of
+# the play: fenzhou5's joker_bomb is a pair of one joker (对大王 / 对小王), and RULES keeps
+# 王炸 for its four-joker 核弹.
+VARIANT_KIND_LABELS = {
+    "fenzhou5": {
+        "joker_bomb": {
+            "BJ": gettext_lazy("Pair of big jokers"),  # 对大王
+            "SJ": gettext_lazy("Pair of small jokers"),  # 对小王
+        },
+    },
+}
+
+
+def kind_label(variant: str, kind: str, cards: str) -> str:
+    """The name of a play of ``kind`` made of ``cards`` in ``variant``'s words."""
+    own = VARIANT_KIND_LABELS.get(variant, {}).get(kind)
+    if own is not None:
+        return str(own["BJ" if "BJ" in cards.split() else "SJ"])
+    return str(KIND_LABELS.get(kind, kind))
+
+
+# What each variant calls the number its status line shows (flows' current_multiplier), and
+# whether it multiplies (×2) or is a count of points (fenzhou5's unit u = 1 + bonuses, §6.7).
+MULTIPLIER_LABELS: dict[str, tuple[Any, bool]] = {
+    "qq5": (gettext_lazy("Multiplier"), True),
+    "new5": (gettext_lazy("Multiple"), True),  # 倍数 D: the grabs, doubled by 明独打
+    "classic3": (gettext_lazy("Multiplier"), True),
+    "fenzhou5": (gettext_lazy("Points"), False),  # 分
+}
+
+# The steps of a seat's stake (games.engine.flows.StakeTerm keys), in the players' words.
+STAKE_WORDS = {
+    "bid": gettext_lazy("bid %(v)s"),
+    "double": gettext_lazy("doubled ×2"),
+    "reveal": gettext_lazy("revealed ×2"),
+    "spring": gettext_lazy("spring ×2"),
+    "anti_spring": gettext_lazy("anti-spring ×2"),
+    "cap": gettext_lazy("capped at %(v)s"),
+    "farmers": gettext_lazy("the farmers' stakes, %(v)s"),
+    "share": gettext_lazy("share ×%(v)s"),
+    "grabs": gettext_lazy("grabs: %(v)s"),
+    "open_solo": gettext_lazy("open solo ×2"),
+    "city": gettext_lazy("city scheme: 2 to that power"),
+    "unit": gettext_lazy("1 point"),
+}
+STAKE_COUNTED_WORDS = {
+    "bombs": (gettext_lazy("a bomb ×2"), gettext_lazy("%(n)s bombs ×%(f)s")),
+    "doubles": (gettext_lazy("a double ×2"), gettext_lazy("%(n)s doubles ×%(f)s")),
+}
+
+
+def _number(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
+def stake_steps(variant: str, terms: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """A seat's stake (the engine's terms) as the words of each step and the units they come
+    to: "bid 3 · 2 bombs ×4 · doubled ×2" → 24."""
+    from games.engine.flows import StakeTerm, stake_units
+
+    steps = []
+    parsed = []
+    for raw in terms:
+        term = StakeTerm(raw["key"], Fraction(raw["value"]), raw["op"], raw["count"])
+        parsed.append(term)
+        v, n = _number(term.value), term.count
+        if term.key in STAKE_COUNTED_WORDS:
+            one, many = STAKE_COUNTED_WORDS[term.key]
+            text = str(one) if n == 1 else str(many) % {"n": n, "f": _number(term.value**n)}
+        elif term.op == "+":  # fenzhou5's bonus per kind of bomb (§6.7)
+            kind = kind_label(variant, term.key, "")
+            text = f"{kind} +{v}" if n == 1 else f"{n}× {kind} +{_number(term.value * n)}"
+        else:
+            text = str(STAKE_WORDS.get(term.key, term.key)) % {"v": v}
+        steps.append(text)
+    return {"steps": steps, "units": _number(stake_units(tuple(parsed)))}
+
+
 PARTNER_LABELS = {
     "open_solo": gettext_lazy("Open solo"),  # 明独打
     "hidden_solo": gettext_lazy("Hidden solo"),  # 暗独打
@@ -114,7 +192,7 @@ AUTO_WIN_LABELS = {
 
 MAX_HINTS = 400
 # keys of ``screen_context(extras=...)`` consumed by the result panel
-_EXTRA_KEYS = ("scores", "titles", "final_hands", "beans", "house")
+_EXTRA_KEYS = ("scores", "titles", "beans", "house")
 
 
 # --------------------------------------------------------------------------- cards
@@ -351,12 +429,15 @@ def screen_context(
     seed: str = "",
     extras: dict[str, Any] | None = None,
     now: datetime.datetime | None = None,
+    players: Sequence[SeatInfo] | None = None,
 ) -> dict[str, Any]:
     """Everything the region templates need, from one audience's view dict.
 
     ``state`` is used only for the hint plays of the view's own seat and to tell whether the
     bottom it shows is public. ``now`` (default: the clock) is the server time the page's
-    countdown is set by; a push gives every audience the same one.
+    countdown is set by; a push gives every audience the same one. ``players``: who played
+    each seat of the hand, which names its plays and its result (default: ``seats``, the
+    seats' occupants, who may have changed since the hand ended).
     """
     n = view["seats"]
     me = view.get("seat")
@@ -396,9 +477,10 @@ def screen_context(
 
     seat_rows = _seat_rows(seats, n, in_play)
 
+    played = {s.index: s for s in players} if players else infos
     names = {
-        row["index"]: (row["info"]["name"] or _("Seat %(n)s") % {"n": row["number"]})
-        for row in seat_rows
+        seat: (played[seat].name if seat in played else None) or _("Seat %(n)s") % {"n": seat + 1}
+        for seat in range(n)
     }
     trick = [
         {
@@ -418,7 +500,7 @@ def screen_context(
             "seat": top["seat"],
             "name": names.get(top["seat"], ""),
             "cards": card_faces(top["cards"]),
-            "kind": str(KIND_LABELS.get(top["kind"], top["kind"])),
+            "kind": kind_label(variant, top["kind"], top["cards"]),
             "bomb": top["kind"] in BOMB_KINDS,
         }
     phase = view.get("phase")
@@ -447,10 +529,18 @@ def screen_context(
         titles = extras.get("titles") or [None] * n
         beans = extras.get("beans") or raw["beans"]
         house = extras.get("house", raw["house"])
-        final_hands = extras.get("final_hands") or []
+        final_hands = view.get("final_hands") or []
+        stakes = view.get("stakes") or []
+        effects = view.get("bomb_effects") or {}
+        # who emptied his hand, in the order they did (the order of their last plays)
+        last_play = {p["seat"]: i for i, p in enumerate(plays)}
+        out_order = sorted(
+            (s for s in range(n) if s < len(counts) and counts[s] == 0 and s in last_play),
+            key=last_play.__getitem__,
+        )
         rows = []
         for seat in range(n):
-            info = infos.get(seat, SeatInfo(index=seat))
+            info = played.get(seat, SeatInfo(index=seat))
             units = Fraction(raw["units"][seat])
             role, badges = _seat_roles(view, seat)
             title_change = titles[seat] if seat < len(titles) else None
@@ -468,6 +558,8 @@ def screen_context(
                     "beans": beans[seat] if seat < len(beans) else 0,
                     "score": None if info.is_bot else score_moves[seat],
                     "left": card_faces(final_hands[seat]) if seat < len(final_hands) else [],
+                    "out_first": bool(out_order) and seat == out_order[0],
+                    "stake": stake_steps(variant, stakes[seat]) if seat < len(stakes) else None,
                     "title_before": title_change[0] if title_change else None,
                     "title_after": title_change[1] if title_change else None,
                 }
@@ -476,17 +568,25 @@ def screen_context(
             "rows": rows,
             "house": house,
             "multiplier": raw["multiplier"],
+            "multiplier_label": str(MULTIPLIER_LABELS[variant][0]),
+            "multiplies": MULTIPLIER_LABELS[variant][1],
             "spring": raw.get("spring"),
             "anti_spring": raw.get("anti_spring"),
+            # the bombs that changed the stakes, with what each did (§3.5: a qq5 4炸 does not
+            # double; new5's stake is its grabs'): the others are only counted
             "bombs": [
                 {
                     "name": names.get(p["seat"], ""),
-                    "kind": str(KIND_LABELS.get(p["kind"], p["kind"])),
+                    "kind": kind_label(variant, p["kind"], p["cards"]),
                     "cards": card_faces(p["cards"]),
+                    "effect": _effect(effects[str(i)]),
                 }
-                for p in bombs
+                for i, p in enumerate(plays)
+                if str(i) in effects
             ],
+            "idle_bombs": len(bombs) - len(effects),
             "winner_side": view.get("winner_side"),
+            "first_out": names[out_order[0]] if out_order else "",
             "auto_win": str(AUTO_WIN_LABELS.get(view.get("auto_win"), ""))
             if view.get("auto_win")
             else "",
@@ -498,6 +598,8 @@ def screen_context(
         "phase": phase,
         "phase_label": str(PHASE_LABELS.get(phase, phase)),
         "multiplier": view.get("multiplier"),
+        "multiplier_label": str(MULTIPLIER_LABELS[variant][0]),
+        "multiplies": MULTIPLIER_LABELS[variant][1],
         "base_score": base_score,
         "coefficient": coefficient,
         "bid": max((b for b in (view.get("bids") or []) if b), default=None),
@@ -532,8 +634,8 @@ def screen_context(
         "hand_cards": hand_cards,
         "my_role": my_role,
         "my_role_badges": my_role_badges,
-        # cards per row on a phone: one row up to 18 cards, else two even rows
-        "hand_rows_m": len(hand_cards) if len(hand_cards) <= 18 else -(-len(hand_cards) // 2),
+        "hand_rows_m": _phone_row(len(hand_cards)),
+        "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
         "hints_json": json.dumps(hints),
@@ -551,6 +653,21 @@ def screen_context(
         "in_hand": True,
         **{k: v for k, v in extras.items() if k not in _EXTRA_KEYS},
     }
+
+
+# A phone (360–390 px) shows about 300 px of overlapped cards a row: at most 11 a row keeps
+# the visible part of each card about 28 px wide or more, a target a thumb can tap.
+PHONE_ROW_CARDS = 11
+
+
+def _phone_row(count: int) -> int:
+    """Cards per row on a phone: as few rows as PHONE_ROW_CARDS allows, of even length."""
+    rows = max(1, -(-count // PHONE_ROW_CARDS))
+    return -(-count // rows)
+
+
+def _effect(term: dict[str, Any]) -> str:
+    return f"+{term['value']}" if term["op"] == "+" else f"×{term['value']}"
 
 
 def _round_half_up(value: Fraction) -> int:
@@ -644,6 +761,8 @@ class TableSnapshot:
     state: HandState | None
     extras: dict[str, Any]
     now: datetime.datetime
+    # user id -> (name, is a bot) of the hand's players who no longer sit at the table
+    departed: dict[int, tuple[str, bool]] = field(default_factory=dict)
     # language -> the seat panels' facts (their titles are translated), built once per push
     _infos: dict[str, tuple[list[SeatInfo], int]] = field(default_factory=dict, repr=False)
 
@@ -653,6 +772,23 @@ class TableSnapshot:
         if language not in self._infos:
             self._infos[language] = _seat_infos(self.seats)
         return self._infos[language]
+
+    def player_infos(self) -> list[SeatInfo]:
+        """Who played each seat of the hand, under the name he played it (empty when the hand
+        has no player record): a seat's occupant now may be someone else, or nobody."""
+        seated = {
+            s.user_id: (s.user.username, bool(s.user.is_bot))
+            for s in self.seats
+            if s.user is not None
+        }
+        out = []
+        for seat, user_id in sorted(self.holders.items()):
+            if user_id is None:
+                out.append(SeatInfo(index=seat, name=_("Bot %(n)s") % {"n": seat + 1}, is_bot=True))
+                continue
+            name, is_bot = seated.get(user_id) or self.departed.get(user_id) or ("", False)
+            out.append(SeatInfo(index=seat, name=name or None, is_bot=is_bot))
+        return out
 
 
 def table_snapshot(
@@ -683,15 +819,29 @@ def table_snapshot(
         if state is None:
             state = _hand_state(hand)
         extras = _hand_extras(hand)
+    seats = list(seats)
     return TableSnapshot(
         table=table,
         hand=hand,
-        seats=list(seats),
+        seats=seats,
         holders=holders,
         state=state,
         extras=extras,
         now=timezone.now(),
+        departed=_departed(holders, seats),
     )
+
+
+def _departed(holders: dict[int, int | None], seats: Sequence[Any]) -> dict[int, tuple[str, bool]]:
+    """(name, is a bot) of the hand's players who have left their seats since (read only when
+    someone has: a hand in play keeps its players seated)."""
+    gone = {u for u in holders.values() if u is not None} - {s.user_id for s in seats}
+    if not gone:
+        return {}
+    from accounts.models import User
+
+    rows = User.objects.filter(pk__in=gone).values_list("pk", "username", "is_bot")
+    return {pk: (name, is_bot) for pk, name, is_bot in rows}
 
 
 def _seat_infos(rows: Sequence[Any]) -> tuple[list[SeatInfo], int]:
@@ -794,6 +944,7 @@ def table_context(
     # a player who sat down after the hand on screen was dealt is a player of the table (he
     # deals and leaves from here) but not of that hand: he sees it as a spectator does
     table_seat = seat_index
+    purse = _purse(user) if seat_index is not None else None
     if hand is None:
         seat_count = count or find_variant(room.variant, **(room.options or {})).seats
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)
@@ -833,6 +984,7 @@ def table_context(
             seed=getattr(hand, "seed", "") if finished else "",
             extras=snapshot.extras,
             now=snapshot.now,
+            players=snapshot.player_infos(),
         )
     ctx.update(
         {
@@ -847,11 +999,23 @@ def table_context(
             "all_seated": bool(infos) and all(info.name is not None for info in infos),
             "free_seats": [info.index for info in infos if info.name is None],
             "hand_over": hand is None or getattr(hand, "status", "") == "finished",
+            "purse": purse,
         }
     )
     if hand is None:
         ctx["version"] = getattr(table, "version", 0)
     return ctx
+
+
+def _purse(user: Any) -> dict[str, Any] | None:
+    """A seated player's own beans and title (his user row as the snapshot read it: after a
+    settlement, the push reads the seats again)."""
+    if user is None or not getattr(user, "is_authenticated", False) or user.is_bot:
+        return None
+    from accounts.selectors import title_for
+
+    title = title_for(user.score)
+    return {"beans": user.beans, "title": str(title) if title is not None else ""}
 
 
 def render_regions(ctx: dict[str, Any], *, oob: bool = True) -> str:

@@ -31,6 +31,7 @@ from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 from games.errors import ActionRejected
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
+from games.options import OPTION_HELP, option_label, value_label
 from games.selectors import room_list_active
 
 
@@ -561,11 +562,12 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
     options = [
         {
             "name": name,
-            "label": OPTION_LABELS.get(name, name),
+            "label": option_label(name),
+            "help": OPTION_HELP.get(name, ""),
             "values": [
                 {
                     "value": str(v),
-                    "label": OPTION_VALUE_LABELS.get(v, str(v)),
+                    "label": value_label(v),
                     "on": v == current.get(name),
                 }
                 for v in values
@@ -589,30 +591,6 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
             "coefficient_max": coefficient_max,
         },
     )
-
-
-OPTION_LABELS = {
-    "qq5_double_scope": _("Doubling applies to"),
-    "new5_scheme": _("Scoring scheme"),
-    "classic3_kicker_policy": _("Kickers"),
-    "fenzhou_nuke": _("Nuke"),
-    "fenzhou_allow_solo_call": _("Landlord may call a card he holds"),
-    "fenzhou_bare_plane_last": _("Bare plane as the last play"),
-    "fenzhou_joker_kicker": _("Jokers as kickers"),
-    "fenzhou_bonus_counts_all_bombs": _("Bonus counts every bomb"),
-}
-OPTION_VALUE_LABELS: dict[Any, Any] = {
-    "global": _("the whole table"),
-    "per_player": _("each player"),
-    "level": _("level"),
-    "city": _("city"),
-    "permissive": _("permissive"),
-    "strict": _("strict"),
-    "four_jokers": _("four jokers"),
-    "big_plus_small": _("big and small jokers"),
-    True: _("yes"),
-    False: _("no"),
-}
 
 
 def _seat_action(request: HttpRequest, table_id: int, call: Any, **kwargs: Any) -> HttpResponse:

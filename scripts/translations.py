@@ -433,6 +433,19 @@ TABLE: dict[str, tuple[str, str]] = {
 
 COLUMN = {"zh_Hans": 0, "zh_Hant": 1}
 ENTRY = re.compile(r'^msgid "(?P<id>(?:[^"\\]|\\.)*)"\nmsgstr ""$', re.MULTILINE)
+# msgmerge guesses a new msgid's translation from a similar old one ("Pair of small jokers"
+# got "big and small jokers"'s): such a guess is emptied, so that the table fills it
+FUZZY = re.compile(
+    r'^#, fuzzy(?P<flags>(?:, [\w-]+)*)\n(?:#\|.*\n)*msgid "(?P<id>(?:[^"\\]|\\.)+)"\n'
+    r'msgstr ".*"$',
+    re.MULTILINE,
+)
+
+
+def _unguessed(match: re.Match[str]) -> str:
+    flags = match.group("flags")  # ", python-format" stays
+    head = f"#{flags}\n" if flags else ""
+    return f'{head}msgid "{match.group("id")}"\nmsgstr ""'
 
 
 def fill(path: Path, locale: str) -> list[str]:
@@ -452,6 +465,7 @@ def fill(path: Path, locale: str) -> list[str]:
             return match.group(0)
         return f'msgid "{msgid}"\nmsgstr "{value}"'
 
+    text = FUZZY.sub(_unguessed, text)
     text = ENTRY.sub(replace, text)
     text = text.replace("#, fuzzy\n", "", 1)
     path.write_text(text, encoding="utf-8")

@@ -207,11 +207,101 @@ CLUB: dict[str, tuple[str, str]] = {
     "suspension": ("账号暂停", "帳號暫停"),
     "suspensions": ("账号暂停", "帳號暫停"),
     "suspended at": ("暂停时间", "暫停時間"),
+    # the table screen a player expects (issue #19)
+    "Pair of big jokers": ("对大王", "對大王"),
+    "Pair of small jokers": ("对小王", "對小王"),
+    "Menu": ("菜单", "選單"),
+    "Your beans": ("我的欢乐豆", "我的歡樂豆"),
+    "Multiple": ("倍数", "倍數"),
+    "Points": ("分数", "分數"),
+    "bid %(v)s": ("叫 %(v)s 分", "叫 %(v)s 分"),
+    "doubled ×2": ("加倍 ×2", "加倍 ×2"),
+    "revealed ×2": ("亮身份 ×2", "亮身份 ×2"),
+    "spring ×2": ("春天 ×2", "春天 ×2"),
+    "anti-spring ×2": ("反春 ×2", "反春 ×2"),
+    "capped at %(v)s": ("封顶 %(v)s", "封頂 %(v)s"),
+    "the farmers' stakes, %(v)s": ("农民注额之和 %(v)s", "農民注額之和 %(v)s"),
+    "share ×%(v)s": ("份额 ×%(v)s", "份額 ×%(v)s"),
+    "grabs: %(v)s": ("抢 %(v)s 次", "搶 %(v)s 次"),
+    "open solo ×2": ("明独打 ×2", "明獨打 ×2"),
+    "city scheme: 2 to that power": ("同城方案：2 的该次方", "同城方案：2 的該次方"),
+    "1 point": ("1 分", "1 分"),
+    "a bomb ×2": ("炸弹 ×2", "炸彈 ×2"),
+    "%(n)s bombs ×%(f)s": ("%(n)s 个炸弹 ×%(f)s", "%(n)s 個炸彈 ×%(f)s"),
+    "a double ×2": ("加倍 ×2", "加倍 ×2"),
+    "%(n)s doubles ×%(f)s": ("%(n)s 次加倍 ×%(f)s", "%(n)s 次加倍 ×%(f)s"),
+    "Your stake": ("我的注额", "我的注額"),
+    "First out: %(name)s": ("头游：%(name)s", "頭遊：%(name)s"),
+    "Out first": ("头游", "頭遊"),
+    "default: %(value)s": ("默认：%(value)s", "預設：%(value)s"),
+    "A private table's host may change “%(option)s”": (
+        "私人牌桌的桌主可以更改“%(option)s”",
+        "私人牌桌的桌主可以更改「%(option)s」",
+    ),
+    "Rule options: %(variant)s": ("规则选项：%(variant)s", "規則選項：%(variant)s"),
+    "Used when the room's variant is this one.": (
+        "房间玩法为此玩法时生效。",
+        "房間玩法為此玩法時生效。",
+    ),
+    "hand in play": ("进行中的牌局", "進行中的牌局"),
+    "Free the selected seats": ("让选中的座位空出", "讓選中的座位空出"),
+    "Table %(t)s, seat %(n)s: %(why)s": (
+        "%(t)s 号桌 %(n)s 号座：%(why)s",
+        "%(t)s 號桌 %(n)s 號座：%(why)s",
+    ),
+    "Freed %(n)d seat(s).": ("已空出 %(n)d 个座位。", "已空出 %(n)d 個座位。"),
+    "deadline passed": ("已超过截止时间", "已超過截止時間"),
+    "record": ("记录", "記錄"),
+    "public once the hand is over": ("本局结束后公开", "本局結束後公開"),
+    (
+        "The whole table: one double doubles every stake. Each player: a double doubles "
+        "only the stakes of the player who chose it, as in classic three-player."
+    ): (
+        "全桌：一人加倍，所有人的注额都翻倍。每位玩家：加倍只翻倍选择加倍者自己的注额，与经典三人斗地主相同。",
+        "全桌：一人加倍，所有人的注額都翻倍。每位玩家：加倍只翻倍選擇加倍者自己的注額，與經典三人鬥地主相同。",
+    ),
+    "Level: a unit is base × D. City: a unit is base × 2 to the power D.": (
+        "等级方案：单位 = 基础分 × D。同城方案：单位 = 基础分 × 2 的 D 次方。",
+        "等級方案：單位 = 基礎分 × D。同城方案：單位 = 基礎分 × 2 的 D 次方。",
+    ),
+    (
+        "Permissive: four-with-two may take a pair or both jokers as its singles, and a "
+        "plane's singles may share a rank. Strict: kickers are distinct singles or "
+        "natural pairs."
+    ): (
+        "宽松：四带二的两张单牌可以是一对或大小王，飞机带的单牌可以同点数。严格：带牌必须是不同的单张或真对子。",
+        "寬鬆：四帶二的兩張單牌可以是一對或大小王，飛機帶的單牌可以同點數。嚴格：帶牌必須是不同的單張或真對子。",
+    ),
+    (
+        "Four jokers: all four jokers are the nuke, a pair of one joker is a bomb. Big "
+        "and small jokers: one small and one big joker are the nuke."
+    ): (
+        "四王：四张王一起是核弹，对大王、对小王是炸弹。大小王：一张小王加一张大王是核弹。",
+        "四王：四張王一起是核彈，對大王、對小王是炸彈。大小王：一張小王加一張大王是核彈。",
+    ),
+    "The landlord may call a card whose other copy he holds himself, and plays alone.": (
+        "地主可以叫自己持有另一张的牌，独自打一家。",
+        "地主可以叫自己持有另一張的牌，獨自打一家。",
+    ),
+    "A plane without kickers may be played as a hand's last play.": (
+        "不带牌的飞机可以作为最后一手打出。",
+        "不帶牌的飛機可以作為最後一手打出。",
+    ),
+    "A joker may be the single kicker of a triple or of a plane.": (
+        "王可以作为三带一或飞机的单张带牌。",
+        "王可以作為三帶一或飛機的單張帶牌。",
+    ),
+    "Yes: every bomb played adds its bonus. No: only the winners' own bombs do.": (
+        "是：打出的每个炸弹都加分。否：只计赢家自己打出的炸弹。",
+        "是：打出的每個炸彈都加分。否：只計贏家自己打出的炸彈。",
+    ),
 }
 
 # msgid -> (simplified, traditional): one form (Chinese has no plural forms)
 PLURALS: dict[str, tuple[str, str]] = {
     "%(n)s spectator": ("%(n)s 名观众", "%(n)s 名觀眾"),
+    "%(n)s bomb counted": ("计入 %(n)s 个炸弹", "計入 %(n)s 個炸彈"),
+    "%(n)s more that does not count": ("另有 %(n)s 个不计", "另有 %(n)s 個不計"),
 }
 
 PLURAL_ENTRY = re.compile(

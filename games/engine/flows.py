@@ -17,7 +17,7 @@ Play itself (§2.2) is shared and lives in ``hand.py``.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -57,6 +57,58 @@ def _pow2(n: int) -> int:
 
 def _cap(value: int, cap: int | None) -> int:
     return value if cap is None else min(value, cap)
+
+
+# how a term acts on the stake built so far
+TIMES, PLUS, CAP, FROM, POW2 = "×", "+", "≤", "=", "2^"
+
+
+@dataclass(frozen=True)
+class StakeTerm:
+    """One step of a seat's stake, in the order the rules apply it (the screen names ``key``
+    in each variant's words): ``×`` multiplies by ``value`` ``count`` times (bombs, doubles),
+    ``+`` adds ``value`` ``count`` times (fenzhou5's bonuses), ``≤`` caps at ``value``, ``=``
+    starts from ``value`` (a landlord's stake: his farmers' total; new5's grab count) and
+    ``2^`` raises 2 to what came before (new5's city scheme)."""
+
+    key: str
+    value: Fraction
+    op: str = TIMES
+    count: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        # a whole number as one; a share (1/2, 3/2) as its text
+        value: int | str = int(self.value) if self.value.denominator == 1 else str(self.value)
+        return {"key": self.key, "value": value, "op": self.op, "count": self.count}
+
+
+def stake_units(terms: tuple[StakeTerm, ...]) -> Fraction:
+    """The units the terms come to (a seat's stake before the room's base and coefficient)."""
+    acc = Fraction(1)
+    for t in terms:
+        if t.op == TIMES:
+            acc *= t.value**t.count
+        elif t.op == PLUS:
+            acc += t.value * t.count
+        elif t.op == CAP:
+            acc = min(acc, t.value)
+        elif t.op == FROM:
+            acc = t.value
+        else:
+            acc = Fraction(_pow2(int(acc)))
+    return acc
+
+
+def _capped(terms: list[StakeTerm], cap: int | None) -> list[StakeTerm]:
+    if cap is not None and stake_units(tuple(terms)) > cap:
+        terms.append(StakeTerm("cap", Fraction(cap), CAP))
+    return terms
+
+
+def _shared(terms: list[StakeTerm], share: Fraction) -> tuple[StakeTerm, ...]:
+    if share != 1:
+        terms.append(StakeTerm("share", share))
+    return tuple(terms)
 
 
 class Flow:
@@ -136,25 +188,23 @@ class Flow:
         """The multiplier as the table knows it so far (views and unfinished replays)."""
         raise NotImplementedError
 
+    def stake_terms(self, state: HandState, seat: int) -> tuple[StakeTerm, ...]:
+        """What ``seat``'s stake is made of so far (at the end: its settled units, unsigned)."""
+        raise NotImplementedError
+
+    def stake_known(self, state: HandState, seat: int) -> bool:
+        """Whether ``seat`` may see its own stake now: not when it would tell him what the
+        rules still hide (a hidden partner's choices)."""
+        return True
+
+    def bomb_term(self, state: HandState, play: PlayRecord) -> StakeTerm | None:
+        """What a bomb played does to the stakes (None: nothing)."""
+        return StakeTerm("bombs", Fraction(2)) if play.combo.is_bomb else None
+
     # helpers shared by the flows
     @staticmethod
     def played_by(state: HandState, seats: tuple[int, ...]) -> int:
         return sum(1 for p in state.plays if p.seat in seats)
-
-    @staticmethod
-    def team_amounts(
-        state: HandState, u: Fraction, *, landlord: Fraction, partner: Fraction
-    ) -> dict[int, Fraction]:
-        """Each farmer stakes ``u``; a partnered landlord side takes ``landlord`` and ``partner``
-        times ``u`` (their shares of the farmers' total), a solo landlord the whole total."""
-        amounts = {seat: u for seat in state.farmer_side()}
-        side = state.landlord_side()
-        if len(side) == 1:
-            amounts[side[0]] = u * len(amounts)
-        else:
-            amounts[side[0]] = u * landlord
-            amounts[side[1]] = u * partner
-        return amounts
 
     @staticmethod
     def signed(
@@ -278,28 +328,57 @@ class QQ5Flow(Flow):
     def current_multiplier(self, state: HandState) -> int:
         return self.multiplier(state)
 
-    def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
+    def bomb_term(self, state: HandState, play: PlayRecord) -> StakeTerm | None:
+        return StakeTerm("bombs", Fraction(2)) if self.doubling_bomb(play) else None
+
+    def spring(self, state: HandState) -> bool:
+        if not state.finished:
+            return False
         landlord_wins = state.winner_side == LANDLORD_SIDE
         losers = state.farmer_side() if landlord_wins else state.landlord_side()
-        spring = self.played_by(state, losers) == 0
-        side = state.landlord_side()
-        farmers = state.farmer_side()
-        cap = state.stakes.max_multiplier
-        base = self.common_exponent(state) + (1 if spring else 0)
-        amounts: dict[int, Fraction] = {}
-        if state.variant.options.get("qq5_double_scope") == "per_player":
+        return self.played_by(state, losers) == 0
+
+    def per_player(self, state: HandState) -> bool:
+        return state.variant.options.get("qq5_double_scope") == "per_player"
+
+    def farmer_terms(self, state: HandState, seat: int) -> list[StakeTerm]:
+        terms = []
+        if any(v for v in state.reveals if v):
+            terms.append(StakeTerm("reveal", Fraction(2)))
+        bombs = sum(1 for p in state.plays if self.doubling_bomb(p))
+        if bombs:
+            terms.append(StakeTerm("bombs", Fraction(2), count=bombs))
+        if self.per_player(state):
             # each farmer's stake counts his own 加倍 and the landlords' (CHOICE)
-            landlord_doubles = sum(1 for s in side if state.doubles[s])
-            for f in farmers:
-                exp = base + landlord_doubles + (1 if state.doubles[f] else 0)
-                amounts[f] = Fraction(_cap(_pow2(exp), cap))
+            doublers = [*state.landlord_side(), seat]
         else:
-            m = self.multiplier(state, spring)
-            for f in farmers:
-                amounts[f] = Fraction(m)
-        total = sum(amounts.values(), Fraction(0))
-        for s in side:
-            amounts[s] = total / len(side)
+            doublers = list(range(state.seats))
+        doubles = sum(1 for s in doublers if state.doubles and state.doubles[s])
+        if doubles:
+            terms.append(StakeTerm("doubles", Fraction(2), count=doubles))
+        if self.spring(state):
+            terms.append(StakeTerm("spring", Fraction(2)))
+        return _capped(terms, state.stakes.max_multiplier)
+
+    def stake_terms(self, state: HandState, seat: int) -> tuple[StakeTerm, ...]:
+        side = state.landlord_side()
+        if seat not in side:
+            return tuple(self.farmer_terms(state, seat))
+        total = sum(
+            (stake_units(tuple(self.farmer_terms(state, f))) for f in state.farmer_side()),
+            Fraction(0),
+        )
+        return _shared([StakeTerm("farmers", total, FROM)], Fraction(1, len(side)))
+
+    def stake_known(self, state: HandState, seat: int) -> bool:
+        # per player, a farmer's stake counts the landlords' doubles: it would name them
+        hidden = not (state.revealed or state.finished) and seat not in state.landlord_side()
+        return not (hidden and self.per_player(state))
+
+    def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
+        landlord_wins = state.winner_side == LANDLORD_SIDE
+        spring = self.spring(state)
+        amounts = {s: stake_units(self.stake_terms(state, s)) for s in range(state.seats)}
         return (
             self.signed(state, amounts, landlord_wins),
             self.multiplier(state, spring),
@@ -462,15 +541,26 @@ class New5Flow(Flow):
     def current_multiplier(self, state: HandState) -> int:
         return self.base_multiple(state)
 
-    def unit(self, state: HandState) -> int:
-        d = self.base_multiple(state)
-        u = d if state.variant.options.get("new5_scheme") == "level" else _pow2(d)
-        return _cap(u, state.stakes.max_multiplier)
+    def bomb_term(self, state: HandState, play: PlayRecord) -> StakeTerm | None:
+        return None  # the grabs make the stake (§4.5); bombs change nothing
+
+    def stake_terms(self, state: HandState, seat: int) -> tuple[StakeTerm, ...]:
+        terms = [StakeTerm("grabs", Fraction(len(state.grabs) or 1), FROM)]
+        if state.partner_mode == OPEN_SOLO:
+            terms.append(StakeTerm("open_solo", Fraction(2)))
+        if state.variant.options.get("new5_scheme") != "level":
+            terms.append(StakeTerm("city", Fraction(2), POW2))
+        terms = _capped(terms, state.stakes.max_multiplier)
+        # §4.5: 正地主 ±2 units and 副地主 ±1 against three farmers; alone ±4 (once chosen).
+        side = state.landlord_side()
+        if seat not in side or not (state.phase == PHASE_PLAY or state.finished):
+            return tuple(terms)
+        if len(side) == 1:
+            return _shared(terms, Fraction(state.seats - 1))
+        return _shared(terms, Fraction(2) if seat == side[0] else Fraction(1))
 
     def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
-        u = Fraction(self.unit(state))
-        # §4.5: 正地主 ±2 units and 副地主 ±1 against three farmers; alone ±4.
-        amounts = self.team_amounts(state, u, landlord=Fraction(2), partner=Fraction(1))
+        amounts = {s: stake_units(self.stake_terms(state, s)) for s in range(state.seats)}
         landlord_wins = state.winner_side == LANDLORD_SIDE
         return self.signed(state, amounts, landlord_wins), self.base_multiple(state), False, False
 
@@ -567,21 +657,45 @@ class Classic3Flow(Flow):
         bombs = sum(1 for p in state.plays if p.combo.is_bomb)
         return bombs + (1 if spring else 0) + (1 if anti else 0)
 
-    def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
+    def springs(self, state: HandState) -> tuple[bool, bool]:
+        """(spring, anti-spring) of a finished hand."""
         landlord = state.landlord
-        assert landlord is not None
+        if not state.finished or landlord is None:
+            return False, False
         landlord_wins = state.winner_side == LANDLORD_SIDE
-        farmers = state.farmer_side()
-        spring = landlord_wins and self.played_by(state, farmers) == 0
+        spring = landlord_wins and self.played_by(state, state.farmer_side()) == 0
         anti = (not landlord_wins) and self.played_by(state, (landlord,)) == 1
-        c = self.counts(state, spring, anti)
+        return spring, anti
+
+    def farmer_terms(self, state: HandState, seat: int) -> tuple[StakeTerm, ...]:
+        """bid × 2^d, d = bombs and rockets + spring + anti-spring + his 加倍, at most 4."""
+        spring, anti = self.springs(state)
+        bombs = sum(1 for p in state.plays if p.combo.is_bomb)
+        terms = [StakeTerm("bombs", Fraction(2), count=bombs)] if bombs else []
+        terms += [
+            StakeTerm(k, Fraction(2)) for k, on in (("spring", spring), ("anti_spring", anti)) if on
+        ]
+        if state.doubles and state.doubles[seat]:
+            terms.append(StakeTerm("double", Fraction(2)))
+        terms = _capped(terms, _pow2(Classic3.MAX_DOUBLINGS))
         bid = self.highest(state)
-        amounts: dict[int, Fraction] = {}
-        for f in farmers:
-            d = min(c + (1 if state.doubles[f] else 0), Classic3.MAX_DOUBLINGS)
-            amounts[f] = Fraction(bid * _pow2(d))
-        amounts[landlord] = sum(amounts.values(), Fraction(0))
-        multiplier = _pow2(min(c, Classic3.MAX_DOUBLINGS))
+        if bid:
+            terms.append(StakeTerm("bid", Fraction(bid)))
+        return tuple(terms)
+
+    def stake_terms(self, state: HandState, seat: int) -> tuple[StakeTerm, ...]:
+        if seat != state.landlord:
+            return self.farmer_terms(state, seat)
+        total = sum(
+            (stake_units(self.farmer_terms(state, f)) for f in state.farmer_side()), Fraction(0)
+        )
+        return (StakeTerm("farmers", total, FROM),)
+
+    def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
+        landlord_wins = state.winner_side == LANDLORD_SIDE
+        spring, anti = self.springs(state)
+        amounts = {s: stake_units(self.stake_terms(state, s)) for s in range(state.seats)}
+        multiplier = _pow2(min(self.counts(state, spring, anti), Classic3.MAX_DOUBLINGS))
         return self.signed(state, amounts, landlord_wins), multiplier, spring, anti
 
 
@@ -662,28 +776,47 @@ class Fenzhou5Flow(Flow):
     def current_multiplier(self, state: HandState) -> int:
         return self.unit(state)
 
-    def bonus(self, state: HandState) -> int:
+    def bomb_term(self, state: HandState, play: PlayRecord) -> StakeTerm | None:
+        kind = self.bonus_kind(play)
+        if kind is None or not self.bonus_counts(state, play):
+            return None
+        return StakeTerm(kind, Fraction(FENZHOU_BONUS[kind]), PLUS)
+
+    @staticmethod
+    def bonus_counts(state: HandState, play: PlayRecord) -> bool:
         count_all = state.variant.options.get("fenzhou_bonus_counts_all_bombs", True)
-        count_all = count_all or not state.finished
+        if count_all or not state.finished:
+            return True
         landlord_wins = state.winner_side == LANDLORD_SIDE
         winners = state.landlord_side() if landlord_wins else state.farmer_side()
-        total = 0
+        return play.seat in winners
+
+    def unit_terms(self, state: HandState) -> list[StakeTerm]:
+        """u = 1 + each counted play's bonus (§6.7), in the order the kinds first came."""
+        counts: Counter[str] = Counter()
         for p in state.plays:
-            kind = self.bonus_kind(p)
-            if kind is not None and (count_all or p.seat in winners):
-                total += FENZHOU_BONUS[kind]
-        return total
+            term = self.bomb_term(state, p)
+            if term is not None:
+                counts[term.key] += 1
+        terms = [StakeTerm("unit", Fraction(1), FROM)]
+        terms += [StakeTerm(k, Fraction(FENZHOU_BONUS[k]), PLUS, n) for k, n in counts.items()]
+        return _capped(terms, state.stakes.max_multiplier)
 
     def unit(self, state: HandState) -> int:
-        return _cap(1 + self.bonus(state), state.stakes.max_multiplier)
+        return int(stake_units(tuple(self.unit_terms(state))))
+
+    def stake_terms(self, state: HandState, seat: int) -> tuple[StakeTerm, ...]:
+        # §6.7: landlord and 狗腿子 ±1.5u each against three farmers; a solo landlord ±4u.
+        terms = self.unit_terms(state)
+        side = state.landlord_side()
+        if seat not in side or not (state.phase == PHASE_PLAY or state.finished):
+            return tuple(terms)  # a landlord's share is known once his card is called
+        return _shared(terms, Fraction(state.seats - 1) if len(side) == 1 else Fraction(3, 2))
 
     def settle(self, state: HandState) -> tuple[tuple[Fraction, ...], Any, bool, bool]:
-        u = Fraction(self.unit(state))
-        # §6.7: landlord and 狗腿子 ±1.5u each against three farmers; a solo landlord ±4u.
-        half_again = Fraction(3, 2)
-        amounts = self.team_amounts(state, u, landlord=half_again, partner=half_again)
+        amounts = {s: stake_units(self.stake_terms(state, s)) for s in range(state.seats)}
         landlord_wins = state.winner_side == LANDLORD_SIDE
-        return self.signed(state, amounts, landlord_wins), int(u), False, False
+        return self.signed(state, amounts, landlord_wins), self.unit(state), False, False
 
 
 FLOWS: dict[type[Variant], Flow] = {
@@ -701,4 +834,13 @@ def flow_for(variant: Variant) -> Flow:
     raise WrongPhase(f"no hand flow for variant {variant.key!r}")
 
 
-__all__ = ["FARMER_SIDE", "FLOWS", "LANDLORD_SIDE", "PHASE_FINISHED", "Flow", "flow_for"]
+__all__ = [
+    "FARMER_SIDE",
+    "FLOWS",
+    "LANDLORD_SIDE",
+    "PHASE_FINISHED",
+    "Flow",
+    "StakeTerm",
+    "flow_for",
+    "stake_units",
+]

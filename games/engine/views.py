@@ -5,7 +5,10 @@ for a seat, exactly its own private knowledge. Card identities appear only under
 ``hand`` (own), ``partner_hand`` (qq5 landlords after the reveal), ``bottom`` (classic3 once the
 landlord is fixed; for qq5/new5 only the landlord who took it), ``face_up.card``,
 ``marked_card`` (the called / circled card once announced), ``grabs[].card``, ``plays[].cards``,
-``trick[].cards``, ``top.cards`` and ``choices[].value`` (a seat's own grab/call choices).
+``trick[].cards``, ``top.cards``, ``choices[].value`` (a seat's own grab/call choices) and,
+once the hand is over (the whole record is public then), ``final_hands`` (every seat's).
+A seat's own ``stake`` (what its stake is made of so far) is left out while it would tell
+what the rules still hide (qq5 per-player doubling: the landlords' doubles).
 
 Not shown, by design: the other hands, the qq5 暗地主 / new5 副地主 / fenzhou5 狗腿子 before they
 are revealed (except to themselves), a hidden solo before it shows, and, while a simultaneous
@@ -20,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from games.engine.cards import format_card, format_cards, format_ranks
-from games.engine.flows import flow_for
+from games.engine.flows import StakeTerm, flow_for
 from games.engine.hand import legal_actions, waiting_seats
 from games.engine.state import (
     CALL_FRIEND,
@@ -168,7 +171,17 @@ def _common(state: HandState, seat: int | None) -> dict[str, Any]:
             "spring": r.spring,
             "anti_spring": r.anti_spring,
         }
+        # the whole record is public once the hand is over: the cards each seat kept, what
+        # each seat's stake was made of, what each bomb did to it (by its index in plays)
+        out["final_hands"] = [format_cards(h) for h in state.hands]
+        out["stakes"] = [_terms(flow.stake_terms(state, s)) for s in range(v.seats)]
+        effects = ((i, flow.bomb_term(state, p)) for i, p in enumerate(state.plays))
+        out["bomb_effects"] = {str(i): t.to_json() for i, t in effects if t is not None}
     return out
+
+
+def _terms(terms: tuple[StakeTerm, ...]) -> list[dict[str, Any]]:
+    return [t.to_json() for t in terms]
 
 
 def public_view(state: HandState) -> dict[str, Any]:
@@ -206,4 +219,7 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
     out["legal"] = kinds
     out["choices"] = [a.to_json() for a in actions if a.act not in ("play", "pass")]
     out["autoplay_on"] = state.autoplay[seat]
+    flow = flow_for(state.variant)
+    if not state.finished and flow.stake_known(state, seat):
+        out["stake"] = _terms(flow.stake_terms(state, seat))  # his own, as it stands
     return out

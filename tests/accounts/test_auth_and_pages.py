@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -221,3 +223,14 @@ class TestAdmin:
         entry = BeanEntry.objects.filter(user=player).latest("id")
         assert entry.note == "tournament"
         assert entry.actor == staff_client.user
+
+
+def test_every_page_has_an_icon(client) -> None:
+    from django.contrib.staticfiles import finders
+
+    page = client.get(reverse("lobby")).content.decode()
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', page)
+    assert icon is not None
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == icon.group(1)
+    assert finders.find(icon.group(1).removeprefix("/static/"))

@@ -92,6 +92,7 @@ _CARD_PATHS = {
     ("top", "cards"),
     ("top", "ranks"),
     ("choices", "*", "value"),
+    ("final_hands", "*"),
 }
 
 
@@ -144,6 +145,9 @@ def check_view(state: HandState, view: dict[str, Any], seat: int | None) -> None
     if "bottom" in view:
         assert state.bottom_public or (seat == state.landlord and not state.bottom)
         assert view["bottom"] == format_cards(state.deal.bottom)
+    if "final_hands" in view:  # the whole record, once the hand is over
+        assert state.finished
+        assert view["final_hands"] == [format_cards(hand) for hand in state.hands]
     if "marked_card" in view:
         assert state.marked_card is not None
         assert parse_cards(view["marked_card"]) == (state.marked_card,)

@@ -83,11 +83,6 @@ def _context(state: HandState, seat: int | None) -> dict[str, Any]:
         version=len(state.history),
         commitment="ab" * 32,
         seed="cd" * 32,
-        extras={
-            "final_hands": [view_for(state, s)["hand"] for s in range(state.seats)]
-            if state.finished
-            else []
-        },
         now=NOW,  # as in a push: one clock reading for every audience
     )
     ctx.update({"seated": seat is not None})
@@ -325,3 +320,26 @@ def test_a_push_renders_what_the_page_renders(name: str) -> None:
                 _view, page = render(state, seat)
                 ctx = _context(state, seat)
                 assert rendering.render_regions_shared([ctx]) == [page], (seat, lang)
+
+
+@pytest.mark.parametrize(
+    ("cards", "word"), [("BJ BJ", "对大王"), ("SJ SJ", "对小王"), ("SJ SJ BJ BJ", "核弹")]
+)
+def test_fenzhou5_names_its_joker_bombs_in_its_own_words(cards: str, word: str) -> None:
+    """RULES §6 keeps 王炸 for the four-joker 核弹: a pair of one joker is 对大王 / 对小王."""
+    from games.engine.cards import parse_cards, ranks_of
+    from games.engine.combos import classify
+
+    state = SCENARIOS["fenzhou5-play"]
+    (reading,) = classify(state.variant, ranks_of(parse_cards(cards)))
+    view = public_view(state)
+    view.update(
+        top={"seat": 1, "cards": cards, "kind": reading.kind},
+        trick=[{"seat": 1, "cards": cards}],
+        plays=[{"seat": 1, "cards": cards, "kind": reading.kind}],
+    )
+    with translation.override("zh-hans"):
+        ctx = rendering.screen_context(view=view, seats=seat_infos(5), now=NOW)
+        page = rendering.render_regions(ctx)
+    assert f"· {word}</p>" in _region(page, "trick")
+    assert "王炸" not in page

@@ -63,6 +63,17 @@ def _finish(hand: Hand, user) -> Hand:
     raise AssertionError("the hand did not finish")
 
 
+def _played_and_left(client, room, player, other) -> tuple[Table, int, object]:
+    """A hand played to its end, then the player gone from his seat and ``other`` signed in:
+    (the table, the player's seat, other)."""
+    table, hand = _dealt(client, room)
+    seat = Seat.objects.get(table=table, user=player).index
+    _finish(hand, player)
+    client.post(reverse("table_leave", args=[table.pk]))
+    client.force_login(other)
+    return table, seat, other
+
+
 class LobbyTests:
     def test_lobby_lists_rooms_and_quick_join(self, client, room, player) -> None:
         page = client.get(reverse("lobby")).content.decode()
@@ -145,12 +156,9 @@ class TablePageTests:
         assert reverse("account_login") in page
 
     def test_newcomer_sees_the_last_hand_as_a_spectator(self, client, room, player, make_user):
-        table, hand = _dealt(client, room)
-        seat = Seat.objects.get(table=table, user=player).index
-        _finish(hand, player)
-        client.post(reverse("table_leave", args=[table.pk]))
-        newcomer = make_user(beans=100_000, username="newcomer")
-        client.force_login(newcomer)
+        table, seat, newcomer = _played_and_left(
+            client, room, player, make_user(beans=100_000, username="newcomer")
+        )
         client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
         assert Seat.objects.get(table=table, index=seat).user == newcomer
         from games.rendering import render_table_regions
@@ -162,6 +170,25 @@ class TablePageTests:
             user=newcomer,
         )
         assert 'class="pc hc' not in html  # not the previous occupant's cards
+
+    @pytest.mark.parametrize("successor", [False, True])
+    def test_an_old_result_names_who_played_it(self, client, room, player, make_user, successor):
+        """A player who left after the hand keeps his name in its result, whether his seat
+        stays empty or someone else has taken it."""
+        table, seat, watcher = _played_and_left(
+            client, room, player, make_user(beans=100_000, username="zed")
+        )
+        if successor:
+            client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
+            assert Seat.objects.get(table=table, index=seat).user == watcher
+        else:
+            assert Seat.objects.get(table=table, index=seat).user is None
+        body = client.get(reverse("table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        result = re.search(r'id="table-result".*?</table>', body.content.decode(), re.S)
+        assert result is not None
+        names = re.findall(r'<span class="nm">([^<]*)</span>', result.group(0))
+        assert names[seat] == "alice"
+        assert "zed" not in names and f"Seat {seat + 1}" not in names
 
     def test_result_panel_shows_the_settlement(self, client, room, player) -> None:
         table, hand = _dealt(client, room)
@@ -175,6 +202,46 @@ class TablePageTests:
         assert row is not None
         beans = hand.result["beans"][seat]
         assert f"{beans:+d}".replace("+0", "0") in row.group(1).replace(",", "")
+
+    def test_my_beans_and_title_show_at_the_table_and_follow_the_settlement(
+        self, client, room, player, make_user
+    ) -> None:
+        from accounts.models import User
+        from games import broadcast
+
+        table, hand = _dealt(client, room)
+        purse = re.compile(r'data-beans="(-?\d+)"')
+        page = client.get(reverse("table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        assert purse.findall(page.content.decode()) == ["100000"]
+        assert 'class="purse-title">Bonded Labourer<' in page.content.decode()
+        _finish(hand, player)
+        beans = User.objects.get(pk=player.pk).beans
+        assert beans != 100_000
+        frames = dict(broadcast.audience_frames(table.pk))
+        assert purse.findall(frames[broadcast.user_group(table.pk, player.pk)]["html"]) == [
+            str(beans)
+        ]
+        # nobody else is shown his purse
+        client.force_login(make_user(username="onlooker"))
+        page = client.get(reverse("table", args=[table.pk])).content.decode()
+        assert not purse.findall(page)
+
+    def test_the_result_shows_the_cards_left_and_who_went_out_first(
+        self, client, room, player
+    ) -> None:
+        table, hand = _dealt(client, room)
+        hand = _finish(hand, player)
+        state = selectors.hand_state(hand)
+        body = client.get(reverse("table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+        result = re.search(r'id="table-result".*?</tbody>', body.content.decode(), re.S).group(0)
+        rows = re.findall(r"<tr class=.*?</tr>", result, re.S)
+        assert len(rows) == 3
+        for seat, row in enumerate(rows):
+            assert sorted(CARD_ATTR.findall(row)) == sorted(format_cards(state.hands[seat]).split())
+            assert ("Out first" in row) == (not state.hands[seat])
+        (first,) = [seat for seat in range(3) if not state.hands[seat]]
+        name = re.search(r'<span class="nm">([^<]*)</span>', rows[first]).group(1)
+        assert f"First out: {name}" in result
 
     def test_missing_table_is_404(self, client) -> None:
         assert client.get(reverse("table", args=[999_999])).status_code == 404

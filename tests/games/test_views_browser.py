@@ -330,6 +330,9 @@ class TableBrowserTests:
         hal.wait_for_selector("#table-controls form[action$='/deal/'] button")
         assert not hal.get_by_text("You are watching this table").count()
         assert hal.locator("#table-controls form[action$='/leave/'] button").count()
+        # the result on the table names who played it, not who sits there now
+        played = hal.locator("#table-result .result-table").inner_text()
+        assert "gil" in played and "hal" not in played
         _shot(hal, "classic3-joined-between-hands")
         hal.click("#table-controls form[action$='/deal/'] button")
         hal.wait_for_selector("#table-hand .hc")

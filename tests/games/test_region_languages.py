@@ -1,0 +1,164 @@
+"""Every region of the table screen speaks its reader's language, on load and on every push,
+whoever's action caused the push (issue #19: the seat buttons, the private-table panel and
+the score sheet came in Simplified Chinese on English and Traditional pages).
+
+A rendering passes when its visible text (text nodes and the attributes a reader meets:
+aria-label, title, placeholder, alt) holds nothing of another language: on an English page
+no Chinese character; on a Simplified page no character only the Traditional catalog uses,
+and the other way round; on a Chinese page no English phrase of the catalog that has a
+translation. Notices are left out: by design each carries every language (games.notify)."""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+
+from club.broadcast import chat_event, spectators_event
+from club.models import ChatMessage, PlayerSettings, SpectatorPresence
+from games import broadcast, private, services
+from games.models import Seat, Table
+from tests.games.table_helpers import (
+    live_db,  # noqa: F401
+    make_player,
+    make_room,
+    play_to_end,
+)
+
+LANGUAGES = ("zh-hans", "zh-hant", "en")
+LOCALE = Path(settings.BASE_DIR) / "locale"
+HAN = re.compile(r"[\u3400-\u9fff]")
+ENTRY = re.compile(r'^msgid "((?:[^"\\]|\\.)+)"\nmsgstr "((?:[^"\\]|\\.)*)"$', re.MULTILINE)
+
+
+@cache
+def _catalog(locale: str) -> dict[str, str]:
+    text = (LOCALE / locale / "LC_MESSAGES" / "django.po").read_text(encoding="utf-8")
+    return {m.group(1): m.group(2) for m in ENTRY.finditer(text)}
+
+
+@cache
+def _only_in(locale: str, other: str) -> frozenset[str]:
+    """Chinese characters of ``locale``'s translations that ``other``'s never use."""
+    mine = set(HAN.findall("".join(_catalog(locale).values())))
+    theirs = set(HAN.findall("".join(_catalog(other).values())))
+    return frozenset(mine - theirs)
+
+
+@cache
+def _english_phrases() -> tuple[str, ...]:
+    """Catalog msgids of two words or more that the Chinese catalogs translate."""
+    hans = _catalog("zh_Hans")
+    return tuple(
+        msgid
+        for msgid, text in hans.items()
+        if text and text != msgid and " " in msgid and not re.search(r"[%{\\]", msgid)
+    )
+
+
+def visible_text(page: str) -> str:
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r'<p class="notice-toast.*?</p>', " ", page, flags=re.S)
+    # the language picker names each language in its own words
+    page = re.sub(r'<form class="lang".*?</form>', " ", page, flags=re.S)
+    attrs = re.findall(r'\b(?:aria-label|title|placeholder|alt)="([^"]*)"', page)
+    text = re.sub(r"<[^>]+>", "\n", page)
+    return html.unescape("\n".join([text, *attrs]))
+
+
+def foreign(page: str, language: str) -> list[str]:
+    """What of ``page`` belongs to another language than ``language``."""
+    text = visible_text(page)
+    if language == "en":
+        return sorted({line.strip() for line in text.splitlines() if HAN.search(line)})
+    mine, other = ("zh_Hans", "zh_Hant") if language == "zh-hans" else ("zh_Hant", "zh_Hans")
+    out = sorted(set(HAN.findall(text)) & _only_in(other, mine))
+    flat = " ".join(text.split())
+    out += [p for p in _english_phrases() if re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", flat)]
+    return out
+
+
+@pytest.fixture
+def club_table(live_db):  # noqa: F811
+    """A private qq5 table between hands: one hand played (the score sheet has a line), a
+    player gone (a free seat to move to), a swap asked, a spectator. Committed: each write's
+    push goes out when it commits, as on a server."""
+    room = make_room("qq5", name="Evening room")
+    host, amy, ben = (make_player(name) for name in ("host", "amy", "ben"))
+    table = private.table_create_private(room=room, user=host)
+    for user in (amy, ben):
+        services.table_join(table_id=table.pk, user=user, invite_code=table.invite_code)
+    services.table_fill_with_bots(table_id=table.pk, user=host)
+    services.hand_start(table_id=table.pk, user=host)
+    play_to_end(Table.objects.get(pk=table.pk))
+    services.table_leave(table_id=table.pk, user=ben)
+    private.seat_request_swap(
+        table_id=table.pk, user=amy, seat_index=Seat.objects.get(table=table, user=host).index
+    )
+    watcher = make_player("watcher")
+    SpectatorPresence.objects.create(table=table, user=watcher, channel_name="w")
+    return Table.objects.get(pk=table.pk), host, amy, watcher
+
+
+def _speak(language: str, *users) -> None:
+    for user in users:
+        PlayerSettings.objects.update_or_create(user=user, defaults={"language": language})
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_page_speaks_its_readers_language(client, club_table, language) -> None:
+    table, host, amy, _watcher = club_table
+    for user in (host, amy):
+        client.force_login(user)
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        page = client.get(reverse("table", args=[table.pk])).content.decode()
+        assert 'id="table-club"' in page and "score-sheet" in page
+        assert foreign(page, language) == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_push_speaks_its_readers_language(monkeypatch, club_table, language) -> None:
+    table, host, amy, watcher = club_table
+    _speak(language, host, amy, watcher)
+    sent: list[list] = []
+    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    # caused by a player who reads another language
+    other = next(code for code in LANGUAGES if code != language)
+    with translation.override(other):
+        private.table_set_locked(table_id=table.pk, user=host, locked=True)
+    with translation.override(other):
+        chat = ChatMessage.objects.create(table=table, user=amy, seat=0, key="again")
+        extra = [chat_event(chat), spectators_event(table.pk)]
+    (frames,) = sent
+    pages = []
+    for group, event in [*frames, *extra]:
+        if group == broadcast.public_group(table.pk):
+            pages.append(event["html_by_language"][language])
+        else:
+            pages.append(event["html"])
+    assert len(pages) == 5  # host, amy, the spectators, the chat, the spectator count
+    assert sum('id="table-club"' in page for page in pages) == 3
+    for page in pages:
+        assert foreign(page, language) == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_region_of_every_phase_speaks_its_readers_language(language) -> None:
+    """Each variant's phases, from each seat and a spectator's place."""
+    from games.engine.views import public_view, view_for
+    from games.rendering import SeatInfo, render_regions, screen_context
+    from tests.games.test_rendering_states import scenarios
+
+    for name, state in scenarios().items():
+        seats = [SeatInfo(index=i, name=f"player{i}") for i in range(state.seats)]
+        for seat in [*range(state.seats), None]:
+            view = view_for(state, seat) if seat is not None else public_view(state)
+            with translation.override(language):
+                page = render_regions(screen_context(view=view, seats=seats, state=state))
+            assert foreign(page, language) == [], (name, seat)
