@@ -10,6 +10,18 @@ _names = itertools.count(1)
 
 
 @pytest.fixture(autouse=True)
+def _club_language():
+    """Every test starts in the club's default language: a request of an earlier test (the test
+    client's LocaleMiddleware) leaves its own active in the thread."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -220,6 +220,9 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
     out["choices"] = [a.to_json() for a in actions if a.act not in ("play", "pass")]
     out["autoplay_on"] = state.autoplay[seat]
     flow = flow_for(state.variant)
-    if not state.finished and flow.stake_known(state, seat):
-        out["stake"] = _terms(flow.stake_terms(state, seat))  # his own, as it stands
+    # his own stake as it stands, from what he may know of an open step (the others' 亮, 加倍
+    # or grabs show at its close, in his stake too)
+    seen = flow.step_seen_by(state, seat) if state.phase in flow.simultaneous_phases else state
+    if not state.finished and flow.stake_known(seen, seat):
+        out["stake"] = _terms(flow.stake_terms(seen, seat))
     return out

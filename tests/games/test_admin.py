@@ -36,6 +36,7 @@ ROOM_FIELDS = {
     "min_balance": "",
     "bid_seconds": "15",
     "turn_seconds": "30",
+    "step_min_seconds": "2",
     "private_tables": "on",
     "private_coefficient_max": "",
 }
