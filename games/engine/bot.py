@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from games.engine.cards import BJ, SJ, card_rank, cards_for_ranks, parse_cards, ranks_of
+from games.engine.cards import SJ, card_rank, cards_for_ranks, parse_cards, ranks_of
 from games.engine.combos import Combo, reading_to_lead
 from games.engine.hand import (
     apply,
@@ -43,7 +43,7 @@ from games.engine.hand import (
 )
 from games.engine.moves import legal_plays
 from games.engine.planning import Group, Plan, counts_of, planner_for
-from games.engine.search import pimc
+from games.engine.search import Rollout, pimc
 from games.engine.state import (
     BID,
     CALL,
@@ -195,10 +195,10 @@ def bot_action(state: HandState, seat: int) -> Action:
 
 
 # --------------------------------------------------------------------------- search
-# Search the endgame (games.engine.search) once every seat holds at most this many cards and
+# Search (games.engine.search) once every seat holds at most this many cards and
 # the teams are known; at most SEARCH_SAMPLES deals and SEARCH_SECONDS of wall time per
 # decision, over at most SEARCH_CANDIDATES moves.
-SEARCH_CARDS = {"classic3": 10, "qq5": 0, "new5": 0, "fenzhou5": 0}
+SEARCH_CARDS = {"classic3": 14, "qq5": 0, "new5": 0, "fenzhou5": 0}
 SEARCH_SAMPLES = 40
 SEARCH_SECONDS = 0.06
 SEARCH_CANDIDATES = 8
@@ -208,41 +208,37 @@ def _search_applies(k: _Knowledge) -> bool:
     return k.view["teams"]["complete"] and max(k.counts) <= SEARCH_CARDS.get(k.variant.key, 0)
 
 
-def _rollout_policy(state: HandState, seat: int) -> Action:
-    """The bot without the search: how every seat plays in the search's rollouts."""
-    return _play(_world_knowledge(state, seat))
-
-
-def _world_knowledge(state: HandState, seat: int) -> _Knowledge:
-    """``_knowledge`` for a seat of a sampled world whose teams are public, built from the
-    state directly: the search's rollouts spend most of their time building views otherwise.
-    (A revealed qq5 partner's hand is not subtracted from the unseen cards here.)"""
-    v = state.variant
-    hand = tuple(sorted(state.hands[seat]))
-    side = state.landlord_side()
-    allies = frozenset(side if seat in side else state.farmer_side()) - {seat}
+def _rollout_policy(world: Rollout, seat: int) -> Action:
+    """The bot without the search, playing a seat of a sampled world whose teams are known:
+    every seat's policy in the search's rollouts. Its knowledge is read off the world
+    directly (building a view at every step cost most of a rollout's time); a revealed qq5
+    partner's hand is not subtracted from the unseen cards here."""
+    v = world.variant
+    hand = world.hands[seat]
+    side = world.landlord_side
+    allies = (side if seat in side else frozenset(range(v.seats)) - side) - {seat}
     unseen = list(_full_deck(v))
     for r in ranks_of(hand):
         unseen[r] -= 1
-    for p in state.plays:
-        for r in p.combo.ranks:
-            unseen[r] -= 1
-    return _Knowledge(
+    for r, n in enumerate(world.played):
+        unseen[r] -= n
+    k = _Knowledge(
         variant=v,
         seat=seat,
         hand=hand,
-        counts=tuple(len(h) for h in state.hands),
-        landlord=state.landlord,
+        counts=tuple(len(h) for h in world.hands),
+        landlord=world.landlord,
         allies=allies,
         enemies=frozenset(range(v.seats)) - allies - {seat},
         unknown=frozenset(),
         likely_allies=frozenset(),
-        role="landlord" if seat == state.landlord else None,
-        top=state.top.combo if state.top is not None else None,
-        top_seat=state.top.seat if state.top is not None else None,
+        role="landlord" if seat == world.landlord else None,
+        top=world.top,
+        top_seat=world.top_seat,
         unseen=tuple(unseen),
         view={},
     )
+    return _play(k)
 
 
 def _searched(state: HandState, k: _Knowledge, action: Action) -> Action:

@@ -22,17 +22,18 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engine.cards import SJ_CODE, parse_cards
+from games.engine.cards import SJ_CODE, parse_cards, ranks_of
+from games.engine.combos import Combo, reading_to_follow, reading_to_lead
 from games.engine.errors import IllegalAction
-from games.engine.hand import apply
-from games.engine.state import LANDLORD_SIDE, Action, HandState
+from games.engine.state import Action, HandState, remove_cards
+from games.engine.variants import Variant
 
-__all__ = ["determinise", "pimc"]
+__all__ = ["Rollout", "determinise", "pimc"]
 
-Policy = Callable[[HandState, int], Action]
+Policy = Callable[["Rollout", int], Action]
 
 
 def _deck(decks: int) -> Counter[int]:
@@ -80,14 +81,80 @@ def determinise(
     return replace(state, hands=tuple(hands))
 
 
-def _wins(state: HandState, seat: int, policy: Policy, limit: int) -> bool:
-    for _ in range(limit):
-        if state.finished:
-            break
+@dataclass(slots=True)
+class Rollout:
+    """A sampled hand played out by the policy: the play phase's rules only (the teams are
+    known, the first seat out wins for his side), without the engine's records and
+    settlement, which a rollout does not need and which cost most of its time."""
+
+    variant: Variant
+    hands: list[tuple[int, ...]]  # card codes, sorted
+    landlord_side: frozenset[int]
+    landlord: int | None
+    turn: int
+    top: Combo | None
+    top_seat: int | None
+    passes: int
+    played: list[int]  # cards played per rank
+
+    @classmethod
+    def of(cls, state: HandState) -> Rollout:
+        played = [0] * 18
+        for p in state.plays:
+            for r in p.combo.ranks:
+                played[r] += 1
         assert state.turn is not None
-        state = apply(state, policy(state, state.turn))
-    ours = seat in state.landlord_side()
-    return state.finished and ours == (state.winner_side == LANDLORD_SIDE)
+        return cls(
+            variant=state.variant,
+            hands=[tuple(sorted(h)) for h in state.hands],
+            landlord_side=frozenset(state.landlord_side()),
+            landlord=state.landlord,
+            turn=state.turn,
+            top=state.top.combo if state.top is not None else None,
+            top_seat=state.top.seat if state.top is not None else None,
+            passes=state.passes,
+            played=played,
+        )
+
+    def step(self, cards: tuple[int, ...] | None) -> bool | None:
+        """The seat to act plays ``cards`` (None passes); the winner side (True: the
+        landlord's) when that ends the hand. An illegal play raises IllegalAction."""
+        seat = self.turn
+        n = self.variant.seats
+        if not cards:
+            if self.top is None:
+                raise IllegalAction("the leader of a trick must play")
+            self.passes += 1
+            if self.passes == n - 1:
+                assert self.top_seat is not None
+                self.top, self.passes, self.turn = None, 0, self.top_seat
+            else:
+                self.turn = (seat + 1) % n
+            return None
+        rest = remove_cards(self.hands[seat], cards)
+        ranks = ranks_of(cards)
+        final = not rest
+        if self.top is None:
+            combo = reading_to_lead(self.variant, ranks, final=final)
+        else:
+            combo = reading_to_follow(self.variant, ranks, self.top, final=final)
+        if combo is None:
+            raise IllegalAction(f"{ranks} does not play here")
+        if final:
+            return seat in self.landlord_side
+        self.hands[seat] = rest
+        for r in ranks:
+            self.played[r] += 1
+        self.top, self.top_seat, self.passes, self.turn = combo, seat, 0, (seat + 1) % n
+        return None
+
+
+def _wins(world: Rollout, seat: int, policy: Policy, limit: int) -> bool:
+    for _ in range(limit):
+        landlord_won = world.step(policy(world, world.turn).cards)
+        if landlord_won is not None:
+            return (seat in world.landlord_side) == landlord_won
+    return False
 
 
 def pimc(
@@ -116,7 +183,11 @@ def pimc(
             break
         for i, action in enumerate(candidates):
             try:
-                wins[i] += _wins(apply(world, action), seat, policy, limit)
+                rollout = Rollout.of(world)
+                if (done := rollout.step(action.cards)) is not None:
+                    wins[i] += (seat in rollout.landlord_side) == done
+                else:
+                    wins[i] += _wins(rollout, seat, policy, limit)
             except IllegalAction:  # pragma: no cover - candidates are legal in every world
                 continue
     best = max(range(len(candidates)), key=lambda i: (wins[i], -i))

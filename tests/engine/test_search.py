@@ -9,11 +9,12 @@ from collections import Counter
 from dataclasses import replace
 
 from games.engine.bot import bot_action
-from games.engine.cards import card_rank, parse_cards, ranks_of
+from games.engine.cards import card_rank, cards_for_ranks, parse_cards, ranks_of
 from games.engine.combos import classify
 from games.engine.dealing import deal
-from games.engine.hand import apply, autoplay_action, start_hand, waiting_seats
-from games.engine.search import determinise, pimc
+from games.engine.hand import apply, start_hand, waiting_seats
+from games.engine.moves import legal_plays
+from games.engine.search import Rollout, determinise, pimc
 from games.engine.state import FARMER_SIDE, PASS, PHASE_PLAY, PLAY, Action, HandState, PlayRecord
 from games.engine.variants import find_variant
 from games.engine.views import view_for
@@ -61,6 +62,15 @@ def _endgame(
         turn=seat_of[turn],
         leader=record.seat if record else seat_of[turn],
     )
+
+
+def _lowest(world: Rollout, seat: int) -> Action:
+    """A rollout policy: the weakest legal play, else a pass."""
+    hand = world.hands[seat]
+    plays = legal_plays(world.variant, ranks_of(hand), world.top)
+    if not plays:
+        return Action(seat, PASS)
+    return Action(seat, PLAY, plays[0].kind, cards_for_ranks(hand, plays[0].ranks))
 
 
 def _ranks_played(action: Action) -> list[int]:
@@ -113,7 +123,7 @@ class PimcTests:
         single = Action(seat, PLAY, "single", parse_cards("3d"))
         pair = Action(seat, PLAY, "pair", parse_cards("3d 3c"))
         view = view_for(state, seat)
-        args = {"policy": autoplay_action, "samples": 8, "seconds": 60.0}
+        args = {"policy": _lowest, "samples": 8, "seconds": 60.0}
         choice = pimc(state, seat, view, [single, pair], rng=random.Random(0), **args)
         assert choice == pair
         choice = pimc(state, seat, view, [pair, single], rng=random.Random(0), **args)
@@ -129,7 +139,7 @@ class PimcTests:
             seat,
             view_for(state, seat),
             [single, pair],
-            autoplay_action,
+            _lowest,
             seconds=0.0,
             samples=8,
             rng=random.Random(0),
