@@ -198,7 +198,7 @@ def bot_action(state: HandState, seat: int) -> Action:
 # Search (games.engine.search) once every seat holds at most this many cards and
 # the teams are known; at most SEARCH_SAMPLES deals and SEARCH_SECONDS of wall time per
 # decision, over at most SEARCH_CANDIDATES moves.
-SEARCH_CARDS = {"classic3": 14, "qq5": 0, "new5": 0, "fenzhou5": 0}
+SEARCH_CARDS = {"classic3": 20, "qq5": 0, "new5": 0, "fenzhou5": 0}
 SEARCH_SAMPLES = 40
 SEARCH_SECONDS = 0.06
 SEARCH_CANDIDATES = 8
