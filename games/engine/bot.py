@@ -168,8 +168,11 @@ def _beat_the_landlord(plays: list[dict], landlord: int) -> frozenset[int]:
 STRICT = False
 
 
-def bot_action(state: HandState, seat: int) -> Action:
+def bot_action(state: HandState, seat: int, *, think: float | None = None) -> Action:
     """The house bot's decision for ``seat`` (which must be waiting for a decision).
+
+    ``think``: the wall time its search may spend on a play, in seconds (SEARCH_SECONDS when
+    None; 0 plays without searching).
 
     Raises the engine's typed error (NotYourTurn, WrongPhase) when ``seat`` has no pending
     decision. The action is checked with ``apply`` before it is returned; should the bot ever
@@ -182,8 +185,9 @@ def bot_action(state: HandState, seat: int) -> Action:
         k = _knowledge(state, seat)
         if state.phase == PHASE_PLAY:
             action = _play(k)
-            if _search_applies(k):
-                action = _searched(state, k, action)
+            seconds = SEARCH_SECONDS if think is None else think
+            if seconds > 0 and _search_applies(k):
+                action = _searched(state, k, action, seconds)
         else:
             action = _decide(state, k)
         apply(state, action)
@@ -241,7 +245,7 @@ def _rollout_policy(world: Rollout, seat: int) -> Action:
     return _play(k)
 
 
-def _searched(state: HandState, k: _Knowledge, action: Action) -> Action:
+def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -> Action:
     ranks = ranks_of(k.hand)
     plays = {c.ranks: c for c in legal_plays(k.variant, ranks, k.top)}
     plan = planner_for(k.variant).plan(counts_of(ranks))
@@ -269,7 +273,7 @@ def _searched(state: HandState, k: _Knowledge, action: Action) -> Action:
         k.view,
         candidates,
         _rollout_policy,
-        seconds=SEARCH_SECONDS,
+        seconds=seconds,
         samples=SEARCH_SAMPLES,
         rng=rng,
     )

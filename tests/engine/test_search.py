@@ -8,6 +8,8 @@ import random
 from collections import Counter
 from dataclasses import replace
 
+import pytest
+
 from games.engine.bot import bot_action
 from games.engine.cards import card_rank, cards_for_ranks, parse_cards, ranks_of
 from games.engine.combos import classify
@@ -162,3 +164,19 @@ class EndgamePlayTests:
         while not state.finished:
             state = apply(state, bot_action(state, state.turn))
         assert state.winner_side == FARMER_SIDE
+
+
+class ThinkTests:
+    def test_no_thinking_time_plays_without_searching(self, monkeypatch):
+        """The server's request path asks for ``think=0``: the search must not run there."""
+        from games.engine import bot as bot_module
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("searched")
+
+        state = _endgame(("9s", "6d 2s BJ", "Td Jd Qd Kd"), turn=1, top=(0, "5d"))
+        monkeypatch.setattr(bot_module, "STRICT", True)
+        monkeypatch.setattr(bot_module, "pimc", refuse)
+        assert bot_action(state, state.turn, think=0.0).act == PLAY
+        with pytest.raises(AssertionError, match="searched"):
+            bot_action(state, state.turn)
