@@ -21,7 +21,13 @@ The module constants (LEAD_*, FOLLOW_*, DANGER_CARDS, THRESHOLDS) are the tuning
 changes kept were measured against the previous bot on the same seeded deals with sides
 swapped.
 
-Deterministic: no randomness at all; the same state gives the same action.
+Search (classic3, ``SEARCH_CARDS``): the play chosen above is one candidate among a few (the
+planned plays, the lowest and highest of each kind, a pass); ``games.engine.search`` deals
+the unseen cards at random, plays every candidate out with this bot in every seat, and keeps
+the one that wins most deals, within ``think`` seconds of wall time.
+
+Deterministic up to that clock: the search's deals are seeded by public facts, so the same
+state gives the same action unless the time budget cuts the search at another sample.
 """
 
 from __future__ import annotations
