@@ -13,7 +13,8 @@ are replaced before anything is simulated, and the random deals are seeded by pu
 so the same state gives the same samples.
 
 The search stops at ``seconds`` of wall time or ``samples`` deals, whichever comes first: a
-caller's decision never takes longer than its budget (plus one rollout).
+caller's decision never takes longer than its budget (plus one rollout); a deal the clock
+cut before every candidate was played out on it does not count.
 """
 
 from __future__ import annotations
@@ -176,19 +177,24 @@ def pimc(
     wins = [0] * len(candidates)
     limit = 4 * sum(view["hand_counts"]) + 8 * state.seats
     for _ in range(samples):
-        if time.perf_counter() >= deadline:
-            break
         world = determinise(state, seat, view, rng)
         if world is None:
             break
-        for i, action in enumerate(candidates):
+        won = []
+        for action in candidates:
+            if time.perf_counter() >= deadline:
+                break  # a deal not played out for every candidate would favour the first ones
+            rollout = Rollout.of(world)
             try:
-                rollout = Rollout.of(world)
                 if (done := rollout.step(action.cards)) is not None:
-                    wins[i] += (seat in rollout.landlord_side) == done
+                    won.append((seat in rollout.landlord_side) == done)
                 else:
-                    wins[i] += _wins(rollout, seat, policy, limit)
+                    won.append(_wins(rollout, seat, policy, limit))
             except IllegalAction:  # pragma: no cover - candidates are legal in every world
-                continue
+                won.append(False)
+        if len(won) < len(candidates):
+            break
+        for i, w in enumerate(won):
+            wins[i] += w
     best = max(range(len(candidates)), key=lambda i: (wins[i], -i))
     return candidates[best]
