@@ -21,17 +21,24 @@ The module constants (LEAD_*, FOLLOW_*, DANGER_CARDS, THRESHOLDS) are the tuning
 changes kept were measured against the previous bot on the same seeded deals with sides
 swapped.
 
-Deterministic: no randomness at all; the same state gives the same action.
+Search (classic3, ``SEARCH_CARDS``): the play chosen above is one candidate among a few (the
+planned plays, the lowest and highest of each kind, a pass); ``games.engine.search`` deals
+the unseen cards at random, plays every candidate out with this bot in every seat, and keeps
+the one that wins most deals, within ``think`` seconds of wall time.
+
+Deterministic up to that clock: the search's deals are seeded by public facts, so the same
+state gives the same action unless the time budget cuts the search at another sample.
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from games.engine.cards import BJ, SJ, card_rank, cards_for_ranks, parse_cards, ranks_of
+from games.engine.cards import SJ, card_rank, cards_for_ranks, parse_cards, ranks_of
 from games.engine.combos import Combo, reading_to_lead
 from games.engine.hand import (
     apply,
@@ -42,6 +49,7 @@ from games.engine.hand import (
 )
 from games.engine.moves import legal_plays
 from games.engine.planning import Group, Plan, counts_of, planner_for
+from games.engine.search import Rollout, pimc
 from games.engine.state import (
     BID,
     CALL,
@@ -124,10 +132,7 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
     likely: frozenset[int] = frozenset()
     if role == "farmer" and unknown and landlord is not None:
         likely = _beat_the_landlord(view.get("plays", []), landlord) & unknown
-    total = [0] * 18
-    for r in range(3, 16):
-        total[r] = 4 * v.decks
-    total[SJ] = total[BJ] = v.decks
+    total = _full_deck(v)
     unseen = tuple(max(0, total[r] - seen.get(r, 0)) for r in range(18))
     top = state.top.combo if state.top is not None else None  # public: everyone sees it
     top_seat = state.top.seat if state.top is not None else None
@@ -149,6 +154,11 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
     )
 
 
+def _full_deck(v: Variant) -> tuple[int, ...]:
+    """Cards of each rank in the variant's decks, indexed by rank."""
+    return tuple(4 * v.decks if 3 <= r <= 15 else v.decks if r >= SJ else 0 for r in range(18))
+
+
 def _beat_the_landlord(plays: list[dict], landlord: int) -> frozenset[int]:
     """Seats that played over one of the landlord's plays. In the list of plays, a play by
     another seat than the previous one beat it (a trick's winner always leads the next)."""
@@ -164,8 +174,11 @@ def _beat_the_landlord(plays: list[dict], landlord: int) -> frozenset[int]:
 STRICT = False
 
 
-def bot_action(state: HandState, seat: int) -> Action:
+def bot_action(state: HandState, seat: int, *, think: float | None = None) -> Action:
     """The house bot's decision for ``seat`` (which must be waiting for a decision).
+
+    ``think``: the wall time its search may spend on a play, in seconds (SEARCH_SECONDS when
+    None; 0 plays without searching).
 
     Raises the engine's typed error (NotYourTurn, WrongPhase) when ``seat`` has no pending
     decision. The action is checked with ``apply`` before it is returned; should the bot ever
@@ -176,13 +189,100 @@ def bot_action(state: HandState, seat: int) -> Action:
         return default_action(state, seat)  # raises the engine's typed error
     try:
         k = _knowledge(state, seat)
-        action = _play(k) if state.phase == PHASE_PLAY else _decide(state, k)
+        if state.phase == PHASE_PLAY:
+            action = _play(k)
+            seconds = SEARCH_SECONDS if think is None else think
+            if seconds > 0 and _search_applies(k):
+                action = _searched(state, k, action, seconds)
+        else:
+            action = _decide(state, k)
         apply(state, action)
         return action
     except (ValueError, LookupError, StopIteration, AssertionError):
         if STRICT:
             raise
         return autoplay_action(state, seat)  # pragma: no cover - safety net
+
+
+# --------------------------------------------------------------------------- search
+# Search (games.engine.search) once every seat holds at most this many cards and
+# the teams are known; at most SEARCH_SAMPLES deals and SEARCH_SECONDS of wall time per
+# decision, over at most SEARCH_CANDIDATES moves.
+SEARCH_CARDS = {"classic3": 20, "qq5": 0, "new5": 0, "fenzhou5": 0}
+SEARCH_SAMPLES = 40
+SEARCH_SECONDS = 0.06
+SEARCH_CANDIDATES = 8
+
+
+def _search_applies(k: _Knowledge) -> bool:
+    return k.view["teams"]["complete"] and max(k.counts) <= SEARCH_CARDS.get(k.variant.key, 0)
+
+
+def _rollout_policy(world: Rollout, seat: int) -> Action:
+    """The bot without the search, playing a seat of a sampled world whose teams are known:
+    every seat's policy in the search's rollouts. Its knowledge is read off the world
+    directly (building a view at every step cost most of a rollout's time); a revealed qq5
+    partner's hand is not subtracted from the unseen cards here."""
+    v = world.variant
+    hand = world.hands[seat]
+    side = world.landlord_side
+    allies = (side if seat in side else frozenset(range(v.seats)) - side) - {seat}
+    unseen = list(_full_deck(v))
+    for r in ranks_of(hand):
+        unseen[r] -= 1
+    for r, n in enumerate(world.played):
+        unseen[r] -= n
+    k = _Knowledge(
+        variant=v,
+        seat=seat,
+        hand=hand,
+        counts=tuple(len(h) for h in world.hands),
+        landlord=world.landlord,
+        allies=allies,
+        enemies=frozenset(range(v.seats)) - allies - {seat},
+        unknown=frozenset(),
+        likely_allies=frozenset(),
+        role="landlord" if seat == world.landlord else None,
+        top=world.top,
+        top_seat=world.top_seat,
+        unseen=tuple(unseen),
+        view={},
+    )
+    return _play(k)
+
+
+def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -> Action:
+    ranks = ranks_of(k.hand)
+    plays = {c.ranks: c for c in legal_plays(k.variant, ranks, k.top)}
+    plan = planner_for(k.variant).plan(counts_of(ranks))
+    planned = {g.ranks for g in plan.groups}
+    by_kind: dict[str, list[Combo]] = {}
+    for c in plays.values():
+        by_kind.setdefault(c.kind, []).append(c)
+    # the planned plays, then the lowest and the highest of each kind
+    order = [c for c in plays.values() if c.ranks in planned]
+    for group in by_kind.values():
+        order += [min(group, key=lambda c: c.key), max(group, key=lambda c: c.key)]
+    candidates = [action]
+    if k.top is not None and action.act != PASS:
+        candidates.append(Action(k.seat, PASS))
+    for c in order:
+        if len(candidates) >= SEARCH_CANDIDATES:
+            break
+        a = _play_action(k, c)
+        if a not in candidates:
+            candidates.append(a)
+    rng = random.Random(f"{k.seat}:{len(state.history)}:{k.hand}")
+    return pimc(
+        state,
+        k.seat,
+        k.view,
+        candidates,
+        _rollout_policy,
+        seconds=seconds,
+        samples=SEARCH_SAMPLES,
+        rng=rng,
+    )
 
 
 # --------------------------------------------------------------------------- hand strength
@@ -306,6 +406,8 @@ FOLLOW_CANDIDATES = 14
 FOLLOW_BUDGET = 700
 MIN_FOLLOW_BUDGET = 40
 KICKER_CHOICES = 3
+# A rival with this many cards or fewer may go out on a single or a pair: stop him.
+STOP_CARDS = 2
 
 
 def _play_action(k: _Knowledge, combo: Combo) -> Action:
@@ -420,6 +522,40 @@ def _follow_candidates(plan: Plan, cands: list[Combo]) -> list[Combo]:
     return (first + rest)[: max(FOLLOW_CANDIDATES, len(first))]
 
 
+def _seats_after(k: _Knowledge, owner: int | None) -> list[int]:
+    """The seats that play after this one before the trick comes back to its owner."""
+    n = k.variant.seats
+    out = []
+    s = (k.seat + 1) % n
+    while s != owner and s != k.seat:
+        if k.counts[s]:
+            out.append(s)
+        s = (s + 1) % n
+    return out
+
+
+def _threat_after(k: _Knowledge, owner: int | None) -> bool:
+    """Could a rival go out on this trick: its owner, or one who still plays on it, holding no
+    more cards than the top play (the size a single answer of his would have)."""
+    top = k.top
+    assert top is not None
+    size = max(STOP_CARDS, len(top.ranks)) if top.kind in ("single", "pair") else len(top.ranks)
+    seats = _seats_after(k, owner) + ([owner] if owner is not None else [])
+    return any(s in k.rivals and 0 < k.counts[s] <= size for s in seats)
+
+
+def _stopper(k: _Knowledge, cands: list[Combo]) -> Combo | None:
+    """The answer that best stops a rival about to go out: the lowest no unseen card can beat
+    (bombs aside), else the highest of the kind."""
+    plain = [c for c in cands if not c.is_bomb]
+    if not plain:
+        return None
+    sure = [c for c in plain if not _beatable(k, c)]
+    if sure:
+        return min(sure, key=lambda c: c.key)
+    return max(plain, key=lambda c: c.key)
+
+
 def _follow(k: _Knowledge) -> Action:
     v = k.variant
     top = k.top
@@ -438,6 +574,10 @@ def _follow(k: _Knowledge) -> Action:
     shortlist = _follow_candidates(plan, cands)
     # one budget for the whole decision, shared by the plans compared (same budget for all)
     budget = max(MIN_FOLLOW_BUDGET, FOLLOW_BUDGET // (len(shortlist) + 1))
+    stop = _stopper(k, cands) if owner in k.rivals and _threat_after(k, owner) else None
+    if stop is not None and stop.key > top.key:
+        # a rival could go out on this trick: answer as high as it takes to stop him
+        return _play_action(k, stop)
     if owner in k.allies or (TRUST_LIKELY_ALLIES and owner in k.likely_allies):
         # a partner's trick: take it over only with a sure winner that leaves one play
         for c in cands:

@@ -397,7 +397,9 @@ def _bot_action() -> Callable[[HandState, int], Action] | None:
         from games.engine.bot import bot_action
     except ImportError:
         return None
-    return bot_action
+    # Bots act inside the caller's transaction and table lock: their search (up to 60 ms a
+    # play) waits until their replies are scheduled off the request path (issue #20).
+    return lambda state, seat: bot_action(state, seat, think=0.0)
 
 
 @dataclass

@@ -1,0 +1,243 @@
+"""How strong the house bot is: mirrored deals against outside and earlier opponents.
+
+A script that prints figures (never a test).
+
+    .venv/bin/python bench/bot_strength.py [--deals 500] [--seed 20261201] [--base adbfde9]
+        [--only rlcard|base|autoplay] [--variants classic3,qq5,new5,fenzhou5]
+
+Every deal is played twice from the same start, the bot once on each side ("mirrored"): the
+bot's landlord side against the opponent's farmers, then the opponent's landlord side against
+the bot's farmers. The engine judges every action (each goes through ``apply``). The pre-play
+decisions (bids, grabs, reveals, doubles, the partner choice, the call) are made by the bot
+at ``--base`` for every seat, so the contracts are the same deals for every version of the
+bot measured and only the play differs. Opponents:
+
+* ``rlcard``: RLCard 1.2.0's ``DouDizhuRuleAgentV1`` (classic3 only), installed apart in
+  ``bench/.deps`` (see bench/README.md). It reads RLCard's raw observation: its hand as a
+  string, the trace of plays and passes since the first lead, and its legal actions: our
+  engine's legal plays written in RLCard's notation, kept when RLCard's action space has
+  them (the strict kicker policy is used so that the two mostly agree). Its random fallback
+  is seeded per game. A play of ours that RLCard cannot read (not in its action space) is
+  counted and answered by the agent's own fallback for an unknown type.
+* ``base``: the house bot as it was at the commit ``--base`` (its ``bot.py`` and
+  ``planning.py`` loaded from git), every variant.
+* ``autoplay``: the 托管 policy (RULES.md §2.5), every variant.
+
+Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
+width of a normal interval over deals (a deal's two games are not independent: the paired
+interval is the honest one, and usually the narrower).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from games.engine.bot import bot_action  # noqa: E402
+from games.engine.cards import cards_for_ranks, ranks_of  # noqa: E402
+from games.engine.dealing import deal  # noqa: E402
+from games.engine.hand import apply, autoplay_action, start_hand, waiting_seats  # noqa: E402
+from games.engine.moves import legal_plays  # noqa: E402
+from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PASS, PHASE_PLAY, PLAY, Action, HandState  # noqa: E402
+from games.engine.variants import find_variant  # noqa: E402
+
+Policy = Callable[[HandState, int], Action]
+VARIANT_KEYS = ("classic3", "qq5", "new5", "fenzhou5")
+
+
+# ------------------------------------------------------------------ the bot at an older commit
+def _module_from_git(commit: str, path: str, name: str) -> ModuleType:
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:{path}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)  # our own code, from git
+    return module
+
+
+def frozen_bot(commit: str) -> Policy:
+    """``bot_action`` as it was at ``commit``, with the planner of that commit too."""
+    planning = _module_from_git(commit, "games/engine/planning.py", f"frozen_{commit}_planning")
+    current = sys.modules["games.engine.planning"]
+    sys.modules["games.engine.planning"] = planning  # the old bot's import binds the old planner
+    try:
+        bot = _module_from_git(commit, "games/engine/bot.py", f"frozen_{commit}_bot")
+    finally:
+        sys.modules["games.engine.planning"] = current
+    return bot.bot_action
+
+
+# ------------------------------------------------------------------ RLCard's rule agent
+_RLCARD_CHARS = {
+    **{r: ch for r, ch in zip(range(3, 16), "3456789TJQKA2", strict=True)},
+    16: "B",
+    17: "R",
+}
+
+
+def _rl(ranks: tuple[int, ...] | list[int]) -> str:
+    return "".join(_RLCARD_CHARS[r] for r in sorted(ranks))
+
+
+class RLCardRule:
+    """RLCard's ``DouDizhuRuleAgentV1`` seated at one of our classic3 tables."""
+
+    def __init__(self) -> None:
+        sys.path.insert(0, str(ROOT / "bench" / ".deps"))
+        import numpy as np
+        from rlcard.games.doudizhu.utils import CARD_TYPE
+        from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
+
+        self.np = np
+        self.types = CARD_TYPE[0]
+        self.agent = DouDizhuRuleAgentV1()
+        self.unreadable = 0
+
+    def action(self, state: HandState, seat: int, trace: list[tuple[int, str]]) -> Action:
+        v = state.variant
+        hand = state.hands[seat]
+        ranks = ranks_of(hand)
+        top = state.top.combo if state.top is not None else None
+        plays = {_rl(c.ranks): c for c in legal_plays(v, ranks, top)}
+        actions = [a for a in plays if a in self.types]
+        if top is not None:
+            actions.append("pass")
+        obs = {
+            "trace": trace,
+            "current_hand": _rl(ranks),
+            "actions": actions,
+            "landlord": state.landlord,
+            "self": seat,
+        }
+        try:
+            choice = self.agent.step({"raw_obs": obs})
+        except KeyError:  # our play has a shape RLCard does not know: it cannot answer it
+            self.unreadable += 1
+            choice = "pass"
+        if choice == "pass":
+            return Action(seat, PASS)
+        combo = plays[choice]
+        return Action(seat, PLAY, combo.kind, cards_for_ranks(hand, combo.ranks))
+
+
+# ------------------------------------------------------------------ games
+def _to_play(state: HandState, decide: Policy) -> HandState:
+    while not state.finished and state.phase != PHASE_PLAY:
+        state = apply(state, decide(state, waiting_seats(state)[0]))
+    return state
+
+
+def _play_out(state: HandState, bots: frozenset[int], bot: Policy, other: Callable) -> HandState:
+    trace: list[tuple[int, str]] = []
+    while not state.finished:
+        seat = state.turn
+        action = bot(state, seat) if seat in bots else other(state, seat, trace)
+        trace.append((seat, _rl(ranks_of(action.cards)) if action.act == PLAY else "pass"))
+        state = apply(state, action)
+    return state
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def paired_half_width(per_deal: list[float], z: float = 1.96) -> float:
+    n = len(per_deal)
+    if n < 2:
+        return 1.0
+    mean = sum(per_deal) / n
+    var = sum((x - mean) ** 2 for x in per_deal) / (n - 1)
+    return z * math.sqrt(var / n)
+
+
+def match(key: str, deals: int, seed: int, decide: Policy, bot: Policy, other: Callable) -> dict:
+    v = (
+        find_variant(key, classic3_kicker_policy="strict")
+        if key == "classic3"
+        else find_variant(key)
+    )
+    lw = lg = fw = fg = 0
+    per_deal: list[float] = []
+    for i in range(deals):
+        start = _to_play(start_hand(v, deal(v, f"{seed}-strength-{key}-{i}")), decide)
+        if start.finished:
+            continue
+        won = 0
+        end = _play_out(start, frozenset(start.landlord_side()), bot, other)
+        lw += end.winner_side == LANDLORD_SIDE
+        won += end.winner_side == LANDLORD_SIDE
+        lg += 1
+        end = _play_out(start, frozenset(start.farmer_side()), bot, other)
+        fw += end.winner_side == FARMER_SIDE
+        won += end.winner_side == FARMER_SIDE
+        fg += 1
+        per_deal.append(won / 2)
+    return {"lw": lw, "lg": lg, "fw": fw, "fg": fg, "per_deal": per_deal}
+
+
+def _line(name: str, key: str, r: dict, seconds: float) -> str:
+    wins, games = r["lw"] + r["fw"], r["lg"] + r["fg"]
+    lo, hi = wilson(wins, games)
+    half = paired_half_width(r["per_deal"])
+    return (
+        f"{name:<10} {key:<9} {wins / max(1, games) * 100:6.1f}% [{lo * 100:5.1f}, {hi * 100:5.1f}]"
+        f" ±{half * 100:4.1f} paired"
+        f"  landlord {r['lw']}/{r['lg']} {r['lw'] / max(1, r['lg']) * 100:5.1f}%"
+        f"  farmers {r['fw']}/{r['fg']} {r['fw'] / max(1, r['fg']) * 100:5.1f}%  ({seconds:.0f} s)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=500, help="deals per line (each played twice)")
+    parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--base", default="adbfde9", help="commit of the earlier bot")
+    parser.add_argument("--only", choices=("rlcard", "base", "autoplay"), action="append")
+    parser.add_argument("--variants", default=",".join(VARIANT_KEYS))
+    args = parser.parse_args()
+    only = set(args.only or ("rlcard", "base", "autoplay"))
+    keys = [k for k in args.variants.split(",") if k]
+    base = frozen_bot(args.base)
+    opponents: list[tuple[str, Callable, tuple[str, ...]]] = []
+    if "rlcard" in only and "classic3" in keys:
+        rl = RLCardRule()
+        opponents.append(("rlcard", rl.action, ("classic3",)))
+    if "base" in only:
+        opponents.append((f"base@{args.base}", lambda s, seat, _t: base(s, seat), tuple(keys)))
+    if "autoplay" in only:
+        opponents.append(("autoplay", lambda s, seat, _t: autoplay_action(s, seat), tuple(keys)))
+    print(f"bot against opponents, {args.deals} mirrored deals per line (95% Wilson over games)")
+    for name, other, variant_keys in opponents:
+        for key in variant_keys:
+            t0 = time.perf_counter()
+            if name == "rlcard":
+                rl.np.random.seed(args.seed)  # its fallback picks at random
+            r = match(key, args.deals, args.seed, base, bot_action, other)
+            print(_line(name, key, r, time.perf_counter() - t0), flush=True)
+            if name == "rlcard" and rl.unreadable:
+                print(f"           (plays RLCard could not read: {rl.unreadable})")
+
+
+if __name__ == "__main__":
+    main()
