@@ -7,6 +7,8 @@
    - also reconnects after the closes the extension leaves alone (1000, 1001 "going away" when a
      daphne process stops, 1005, 1008 ...), except the server's refusals 4400-4499 (4401 not
      signed in, 4404 no such table): those reload the page once, which shows the login or 404;
+     but 4429 (too many table tabs of this user) neither reloads nor reconnects: its error
+     frame says what to do;
    - reconnects at once when the browser comes back online or the tab becomes visible again,
      and unmasks half-open sockets (a sleeping laptop, a phone changing networks): on return it
      asks for a resync and reconnects when nothing answers within 5 s.
@@ -104,6 +106,7 @@
     if (ev.detail && ev.detail.socketWrapper) wrapper = ev.detail.socketWrapper;
     var code = ev.detail && ev.detail.event ? ev.detail.event.code : 1006;
     if (unloading || !onTablePage()) return;
+    if (code === 4429) return;
     if (code >= 4400 && code < 4500) {
       // the server refused this socket (signed out, table gone): the page itself says why
       if (!reloaded) { reloaded = true; setTimeout(function () { location.reload(); }, 1000); }
