@@ -21,11 +21,14 @@ from tests.games.table_helpers import (
     drain,
     frame_for_action,
     fresh_layer,  # noqa: F401
+    fresh_screen,
     live_db,  # noqa: F401
     make_player,
     make_room,
     play_over_sockets,
+    regions_differing,
     seated_table,
+    table_version,
 )
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("live_db", "fresh_layer")]
@@ -179,8 +182,9 @@ class TestFullHands:
         table_id, users, watcher = await db(_setup)(variant, humans, house_take=1)
         sockets, watchers = await _open(table_id, users, watcher)
         await db(services.hand_start)(table_id=table_id, user=users[0])
+        dealt = await db(table_version)(table_id)
         for s in [*sockets.values(), *watchers]:
-            await s.expect(1)
+            await s.reach(dealt)
         steps = await play_over_sockets(table_id, sockets, watchers)
         assert steps > 0
         hand = await db(
@@ -188,10 +192,13 @@ class TestFullHands:
         )()
         assert hand.status == Hand.Status.FINISHED
         assert await db(HandSettlement.objects.filter(hand_ref=str(hand.pk)).exists)()
-        # everyone saw the end: the seed is revealed in the last push to every tab
-        for s in [*sockets.values(), *watchers]:
-            assert hand.seed in s.frames[-1], s.label
-            assert await s.quiet()
+        # everyone saw the end: every tab shows what a fresh load shows, the seed revealed
+        everyone = [*sockets.values(), *watchers]
+        await drain(everyone)
+        for s in everyone:
+            fresh = await db(fresh_screen)(table_id, s.user)
+            assert regions_differing(s.screen, fresh) == [], s.label
+            assert hand.seed in "".join(s.screen.values()), s.label
         await _close([*sockets.values(), *watchers])
 
 
