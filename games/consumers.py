@@ -23,11 +23,11 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import broadcast, presence, selectors, services
-from games.errors import ActionRejected, ErrorCode
+from games import broadcast, selectors, services
+from games.errors import MESSAGES, ActionRejected, ErrorCode
 from games.hooks import hooks
 from games.intents import Intent, parse_frame
 from games.presence import socket_held, socket_released
@@ -125,13 +125,6 @@ def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
         cookie=(scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME),
         accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
     )
-    # checked before the lease is recorded, not under one lock with it: two tabs opening at
-    # the same instant may both pass, which a cap of a handful tolerates
-    held = selectors.user_live_sockets_anywhere(
-        user_id=user.pk, now=timezone.now(), lease_seconds=presence.lease_seconds()
-    )
-    if held >= settings.DDZ_WS_MAX_SOCKETS_PER_USER:
-        return _Admission(user=user, language=language, refused=CLOSE_TOO_MANY_SOCKETS)
     return _Admission(user=user, language=language)
 
 
@@ -152,11 +145,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         admission = await database_sync_to_async(_admit)(self.scope, self.table_id)
         self.user = self.scope["user"] = admission.user
         if admission.refused is not None:
-            if admission.refused == CLOSE_TOO_MANY_SOCKETS:
-                with translation.override(admission.language):
-                    await self.send_error(
-                        _("Too many table tabs open: close one, then reload this page.")
-                    )
             await self.close(code=admission.refused)
             return
         self.language = admission.language
@@ -167,12 +155,16 @@ class TableConsumer(AsyncWebsocketConsumer):
         ):
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        presence = await self._call(
-            services.seat_connect,
-            table_id=self.table_id,
-            user=self.user,
-            channel_name=self.channel_name,
-        )
+        try:
+            presence = await database_sync_to_async(services.seat_connect)(
+                table_id=self.table_id, user=self.user, channel_name=self.channel_name
+            )
+        except ActionRejected as error:
+            if error.code is ErrorCode.TOO_MANY_SOCKETS:
+                await self._refuse_extra_socket(error)
+                return
+            logger.info("table %s: %s", self.table_id, error)
+            presence = None
         if presence is not None:  # its lease is recorded: this process keeps it
             socket_held(channel_name=self.channel_name, table_id=self.table_id, user=self.user)
         # spectator count, connection address; pushed before this socket's first frame so the
@@ -183,6 +175,16 @@ class TableConsumer(AsyncWebsocketConsumer):
             # right after connecting, is its first state
             with translation.override(self.language):
                 await self.send_state()
+
+    async def _refuse_extra_socket(self, error: ActionRejected) -> None:
+        """Its user holds the cap of table sockets: no lease was recorded; it says why, and
+        closes (the page neither reloads nor reconnects after 4429)."""
+        for group in self.joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.joined = []
+        with translation.override(self.language):
+            await self.send_error(str(MESSAGES[error.code]))
+        await self.close(code=CLOSE_TOO_MANY_SOCKETS)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # channels' own dispatch first runs close_old_connections in the one database thread
