@@ -2,8 +2,10 @@
 test.
 
 The flooder (a player of table A) opens ``--sockets`` table sockets at once and sends
-``--resyncs`` resync requests over them as fast as the server reads them; meanwhile a player
-of table B, on the same daphne process, asks for his own screen every 50 ms. Printed per run:
+``--resyncs`` resync requests over them, spread over ``--flood-seconds`` (the issue's flood:
+1,000 in 7.9 s); meanwhile a player of table B, on the same daphne process, asks for his own
+screen every 0.4 s (slower than the coalescing lets one socket, so that it measures the
+server, not his own socket's limit). Printed per run:
 how many of the flooder's sockets the server kept, how many full screens it rendered for him,
 and the other player's round trip (request to his screen's arrival) p50/p99/max: the flood's
 cost to everyone else. The runs alternate between this tree and ``--old`` (a worktree of the
@@ -74,7 +76,8 @@ async def _connect(url: str, cookie: str):
     )
 
 
-async def flood(url: str, cookie: str, sockets: int, resyncs: int, done: asyncio.Event) -> dict:
+async def flood(url: str, cookie: str, args: argparse.Namespace, done: asyncio.Event) -> dict:
+    sockets, resyncs = args.sockets, args.resyncs
     opened = await asyncio.gather(*(_connect(url, cookie) for _ in range(sockets)))
     screens = 0
 
@@ -87,7 +90,7 @@ async def flood(url: str, cookie: str, sockets: int, resyncs: int, done: asyncio
         except Exception:
             pass
 
-    await asyncio.sleep(1.0)  # the refused ones are closed by now
+    await asyncio.sleep(3.0)  # the refused ones are closed by now
     alive = [ws for ws in opened if ws.close_code is None]
     kept = len(alive)
     readers = [asyncio.create_task(read(ws)) for ws in alive]
@@ -96,6 +99,7 @@ async def flood(url: str, cookie: str, sockets: int, resyncs: int, done: asyncio
         ws = alive[i % len(alive)]
         with contextlib.suppress(Exception):  # a socket the server closed
             await ws.send('{"intent": "resync"}')
+        await asyncio.sleep(args.flood_seconds / resyncs)
     await asyncio.sleep(3.0)  # what was still queued
     elapsed = time.perf_counter() - begin
     done.set()
@@ -116,7 +120,7 @@ async def probe(url: str, cookie: str, done: asyncio.Event) -> list[float]:
         while "table-status" not in await ws.recv():
             pass
         times.append((time.perf_counter() - sent) * 1000)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.4)
     await ws.close()
     return times
 
@@ -127,7 +131,7 @@ async def one_run(port: int, tables: list, args: argparse.Namespace) -> dict:
     base = f"ws://127.0.0.1:{port}/ws/table/"
     probe_task = asyncio.create_task(probe(f"{base}{b}/", cookies_b[0], done))
     await asyncio.sleep(1.0)  # the probe's quiet figures first
-    flooded = await flood(f"{base}{a}/", cookies_a[0], args.sockets, args.resyncs, done)
+    flooded = await flood(f"{base}{a}/", cookies_a[0], args, done)
     times = sorted(await probe_task)
     flooded.update(
         probes=len(times),
@@ -144,6 +148,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--sockets", type=int, default=60)
     parser.add_argument("--resyncs", type=int, default=1000)
+    parser.add_argument("--flood-seconds", type=float, default=7.9)
     parser.add_argument(
         "--database", default="postgres://postgres@127.0.0.1:5432/ddz_bench", help="dropped!"
     )
