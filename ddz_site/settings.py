@@ -174,6 +174,15 @@ ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 # Table sockets: per-socket flood guard (games/consumers.py), frames in a burst and per second.
 DDZ_WS_RATE_BURST = env_int("DDZ_WS_RATE_BURST", 30)
 DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
+# No one user can starve a process (issue #17): table sockets one user may hold across the
+# cluster (counted by their leases), full renderings a socket's resync requests get per second
+# (the others are answered by the one in flight or waiting), and the largest frame a socket may
+# send, and be sent, before it is closed with 1009 (daphne itself drops, without a close code,
+# a frame over its own limit of 1 MiB).
+DDZ_WS_MAX_SOCKETS_PER_USER = env_int("DDZ_WS_MAX_SOCKETS_PER_USER", 6)
+DDZ_WS_RESYNC_PER_SECOND = float(os.environ.get("DDZ_WS_RESYNC_PER_SECOND", "3"))
+DDZ_WS_MAX_FRAME_BYTES = env_int("DDZ_WS_MAX_FRAME_BYTES", 64 * 1024)
+DDZ_WS_MAX_SEND_BYTES = env_int("DDZ_WS_MAX_SEND_BYTES", 1024 * 1024)
 # The served process's interpreter switch interval, in milliseconds (ddz_site/asgi.py).
 DDZ_SWITCH_INTERVAL_MS = float(os.environ.get("DDZ_SWITCH_INTERVAL_MS", "0.5"))
 

@@ -8,6 +8,12 @@ A seated user's socket is in both groups and drops the public frame (the event n
 users), so a seat's hidden cards never travel through a shared group, and a seat group can never
 reach the next occupant of that seat.
 
+Every state frame starts with ``frame_header``: the table's version, and whether it is a full
+screen (a connect's or a resync's) or a push. The page takes a push of the version it shows or
+the next one; a push further ahead means one was lost (a full queue drops a message), and the
+page asks for a resync instead (static/games/reconnect.js). A sealed step's decisions move no
+table version: a decider's own frames inside it keep the step's, which is no gap.
+
 Called after commit only (``transaction.on_commit`` in games/services.py).
 """
 
@@ -58,6 +64,13 @@ def remember_server_loop(loop: asyncio.AbstractEventLoop) -> None:
         _server_loop = loop
 
 
+def frame_header(*, version: int, full: bool) -> str:
+    return (
+        f'<div id="table-frame" hidden data-version="{int(version)}"'
+        f' data-full="{1 if full else 0}"></div>'
+    )
+
+
 def render_for(
     *, table: Table, hand: Hand | None, seat_index: int | None, user: Any, language: str
 ) -> str:
@@ -66,9 +79,10 @@ def render_for(
     from games.rendering import render_audiences
 
     spoken = language if seat_index is None else None
-    return render_audiences(
+    html = render_audiences(
         table=table, hand=hand, audiences=[(seat_index, user)], languages=[spoken]
     )[0]
+    return frame_header(version=table.version, full=True) + html
 
 
 def render_error(*, message: str) -> str:
@@ -113,6 +127,8 @@ def audience_frames(
         languages=[players.get(seat.user_id) for seat in seated] + spoken,
         snapshot=known,
     )
+    header = frame_header(version=table.version, full=False)
+    htmls = [header + html for html in htmls]
     frames: list[tuple[str, dict[str, Any]]] = []
     for seat, html in zip(seated, htmls, strict=False):
         # the language it was rendered in: what rides in the same frame (games.private's

@@ -1,7 +1,8 @@
 """The table websocket: transport only (STYLE.md §2, §5). It authenticates, joins the table's
 groups, turns frames into intents for the services, and sends each socket its own rendering.
 
-URL ``/ws/table/<table_id>/``. Close codes: 4401 not signed in, 4404 no such table.
+URL ``/ws/table/<table_id>/``. Close codes: 4401 not signed in, 4404 no such table, 4429 the
+user already holds DDZ_WS_MAX_SOCKETS_PER_USER table sockets, 1009 a frame over the size limit.
 Outbound frames are HTML (every screen region, swapped in by id by the htmx ws extension);
 errors go to the sender alone as the ``#table-error`` partial, after a full resync of the
 sender's view when the refusal was a stale version.
@@ -26,7 +27,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import broadcast, selectors, services
-from games.errors import ActionRejected, ErrorCode
+from games.errors import MESSAGES, ActionRejected, ErrorCode
 from games.hooks import hooks
 from games.intents import Intent, parse_frame
 from games.presence import socket_held, socket_released
@@ -35,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
+CLOSE_TOO_MANY_SOCKETS = 4429
+CLOSE_TOO_BIG = 1009
 
 # Per-socket flood guard (issue #6): a bucket of DDZ_WS_RATE_BURST frames refilled at
 # DDZ_WS_RATE_PER_SECOND; a frame over the limit is dropped unread and the sender told, at most
@@ -152,12 +155,16 @@ class TableConsumer(AsyncWebsocketConsumer):
         ):
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        presence = await self._call(
-            services.seat_connect,
-            table_id=self.table_id,
-            user=self.user,
-            channel_name=self.channel_name,
-        )
+        try:
+            presence = await database_sync_to_async(services.seat_connect)(
+                table_id=self.table_id, user=self.user, channel_name=self.channel_name
+            )
+        except ActionRejected as error:
+            if error.code is ErrorCode.TOO_MANY_SOCKETS:
+                await self._refuse_extra_socket(error)
+                return
+            logger.info("table %s: %s", self.table_id, error)
+            presence = None
         if presence is not None:  # its lease is recorded: this process keeps it
             socket_held(channel_name=self.channel_name, table_id=self.table_id, user=self.user)
         # spectator count, connection address; pushed before this socket's first frame so the
@@ -168,6 +175,16 @@ class TableConsumer(AsyncWebsocketConsumer):
             # right after connecting, is its first state
             with translation.override(self.language):
                 await self.send_state()
+
+    async def _refuse_extra_socket(self, error: ActionRejected) -> None:
+        """Its user holds the cap of table sockets: no lease was recorded; it says why, and
+        closes (the page neither reloads nor reconnects after 4429)."""
+        for group in self.joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.joined = []
+        with translation.override(self.language):
+            await self.send_error(str(MESSAGES[error.code]))
+        await self.close(code=CLOSE_TOO_MANY_SOCKETS)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # channels' own dispatch first runs close_old_connections in the one database thread
@@ -182,6 +199,12 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
     ) -> None:
+        if _too_big(text_data, bytes_data, settings.DDZ_WS_MAX_SEND_BYTES):
+            # daphne refuses to send it and drops the socket with no close code: the page
+            # gets a proper close, and comes back with a resync
+            logger.error("table %s: frame over the size limit", getattr(self, "table_id", "?"))
+            await super().close(code=CLOSE_TOO_BIG)
+            return
         try:
             await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
         except Disconnected:
@@ -192,6 +215,9 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
 
     async def disconnect(self, code: int) -> None:
+        resync = getattr(self, "_resync_task", None)
+        if resync is not None:
+            resync.cancel()
         for group in getattr(self, "joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "joined", None):
@@ -227,6 +253,9 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not getattr(self, "joined", None):
             return
+        if _too_big(text_data, bytes_data, settings.DDZ_WS_MAX_FRAME_BYTES):
+            await self.close(code=CLOSE_TOO_BIG)
+            return
         # errors and this socket's own renderings speak the reader's language
         with translation.override(self.language):
             await self._receive(text_data, bytes_data)
@@ -245,7 +274,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                     ErrorCode.WRONG_TABLE, detail=f"table {intent.table_id} != {self.table_id}"
                 )
             if intent.kind == "resync":
-                await self.send_state()
+                self._resync()
             elif intent.kind == "act":
                 await database_sync_to_async(_act)(self.table_id, self.user, intent)
             elif intent.kind == "autoplay":
@@ -259,6 +288,29 @@ class TableConsumer(AsyncWebsocketConsumer):
         except Exception:
             logger.exception("table %s: frame failed", self.table_id)
             await self.send_error(_("Something went wrong; the table is unchanged."))
+
+    def _resync(self) -> None:
+        """A resync the page asked for. At most one full rendering per socket is in flight and
+        DDZ_WS_RESYNC_PER_SECOND start each second: a request while one is waiting is answered
+        by it; one while it renders gets one more rendering after it (which sees its state)."""
+        self._resync_wanted = True
+        task = getattr(self, "_resync_task", None)
+        if task is None or task.done():
+            self._resync_task = asyncio.create_task(self._resyncs())
+
+    async def _resyncs(self) -> None:
+        interval = 1.0 / settings.DDZ_WS_RESYNC_PER_SECOND
+        while self._resync_wanted:
+            wait = getattr(self, "_resync_at", 0.0) + interval - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._resync_wanted = False
+            self._resync_at = time.monotonic()
+            try:
+                with translation.override(self.language):
+                    await self.send_state()
+            except Exception:
+                logger.exception("table %s: resync failed", self.table_id)
 
     async def send_state(self) -> None:
         html = await database_sync_to_async(_render_state)(self.table_id, self.user, self.language)
@@ -280,3 +332,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.user.pk in (event.get("skip_users") or ()):
             return
         await self.close(code=CLOSE_NO_TABLE)
+
+
+def _too_big(text_data: str | None, bytes_data: bytes | None, limit: int) -> bool:
+    if bytes_data is not None:
+        return len(bytes_data) > limit
+    # a character is at most four bytes in UTF-8: most frames need no encoding to tell
+    return text_data is not None and len(text_data) * 4 > limit and len(text_data.encode()) > limit

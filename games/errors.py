@@ -60,6 +60,7 @@ class ErrorCode(enum.Enum):
     INVALID_NOTATION = "invalid_notation"
     ILLEGAL_ACTION = "illegal_action"
     CONFLICT = "conflict"
+    TOO_MANY_SOCKETS = "too_many_sockets"  # DDZ_WS_MAX_SOCKETS_PER_USER
     SUSPENDED = "suspended"  # club.services: an operator suspended the account
 
 
@@ -114,6 +115,7 @@ MESSAGES = {
     ErrorCode.INVALID_NOTATION: _("Those cards could not be read."),
     ErrorCode.ILLEGAL_ACTION: _("That move is not allowed now."),
     ErrorCode.CONFLICT: _("Someone else changed the table at the same moment; please try again."),
+    ErrorCode.TOO_MANY_SOCKETS: _("Too many table tabs open: close one, then reload this page."),
 }
 
 

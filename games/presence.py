@@ -29,7 +29,9 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Max
 
+from accounts.models import User
 from games import selectors
+from games.errors import ActionRejected, ErrorCode
 from games.models import Seat, SocketLease, Table
 
 PROCESS_ID = secrets.token_hex(8)
@@ -70,7 +72,17 @@ def lease_open(
     *, table: Table, user_id: int, channel_name: str | None, now: datetime.datetime
 ) -> None:
     """Record a socket of ``user_id`` at ``table`` held by this process. Without a channel name
-    (a caller with no socket of its own, e.g. a test) the lease gets a name of its own."""
+    (a caller with no socket of its own, e.g. a test) the lease gets a name of its own.
+
+    Refused (TOO_MANY_SOCKETS) when the user already holds DDZ_WS_MAX_SOCKETS_PER_USER live
+    sockets on any process: his row is locked first, so his connects count one after the
+    other however many tabs, tables and processes they come from at once."""
+    User.objects.select_for_update().filter(pk=user_id).exists()
+    held = selectors.user_live_sockets_anywhere(
+        user_id=user_id, now=now, lease_seconds=lease_seconds()
+    )
+    if held >= settings.DDZ_WS_MAX_SOCKETS_PER_USER:
+        raise ActionRejected.of(ErrorCode.TOO_MANY_SOCKETS, detail=f"{held} held")
     SocketLease.objects.create(
         table=table,
         user_id=user_id,

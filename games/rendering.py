@@ -944,7 +944,10 @@ def table_context(
     # a player who sat down after the hand on screen was dealt is a player of the table (he
     # deals and leaves from here) but not of that hand: he sees it as a spectator does
     table_seat = seat_index
-    purse = _purse(user) if seat_index is not None else None
+    # his balance as the snapshot read his seat's row (the socket's own user object dates
+    # from its connect: a resync after a settlement would show the old balance)
+    sitter = next((s.user for s in snapshot.seats if s.index == seat_index), None)
+    purse = _purse(sitter) if seat_index is not None else None
     if hand is None:
         seat_count = count or find_variant(room.variant, **(room.options or {})).seats
         ctx = empty_context(seats=infos, seat_count=seat_count, me=seat_index)

@@ -177,6 +177,12 @@ def user_live_sockets(
     ).count()
 
 
+def user_live_sockets_anywhere(*, user_id: int, now: datetime.datetime, lease_seconds: int) -> int:
+    """How many table sockets ``user_id`` has open at all tables, on every process."""
+    cutoff = now - datetime.timedelta(seconds=lease_seconds)
+    return SocketLease.objects.filter(user_id=user_id, renewed_at__gte=cutoff).count()
+
+
 def tables_with_dead_leases(*, now: datetime.datetime, lease_seconds: int) -> list[int]:
     """Tables holding a lease nobody renewed within the lease: its process stopped or died."""
     cutoff = now - datetime.timedelta(seconds=lease_seconds)

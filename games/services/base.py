@@ -156,8 +156,19 @@ def _club_due(table_id: int) -> bool:
     return Table.objects.filter(pk=table_id, status=Table.Status.WAITING).exists()
 
 
+def next_version(table: Table) -> int:
+    """The table's version after this transaction: one step however many of its writes change
+    the table, since a transaction makes one push and a page takes only the version after the
+    one it shows (games/broadcast.py; two steps read as a lost push and cost a resync)."""
+    if not getattr(table, "ddz_stepped", False):
+        table.version += 1
+        table.ddz_stepped = True  # type: ignore[attr-defined]
+        transaction.on_commit(lambda: setattr(table, "ddz_stepped", False))
+    return table.version
+
+
 def bump(table: Table) -> None:
-    table.version += 1
+    next_version(table)
     table.changed_at = timezone.now()
     Table.objects.filter(pk=table.pk).update(
         version=table.version, status=table.status, changed_at=table.changed_at

@@ -59,6 +59,7 @@ from games.services.base import (
     lock_between_hands,
     lock_table,
     locked_table,
+    next_version,
     put_bot,
     require_user,
     vacate,
@@ -541,7 +542,7 @@ class HandRun:
             actors = tuple(sorted({row.seat for row in self.rows}))
             broadcast_on_commit(self.table.pk, known=self._snapshot(), only_seats=actors)
             return
-        self.table.version += 1
+        next_version(self.table)
         self.table.changed_at = self.now
         _MOVE_TABLE.run(
             where={"id": self.table.pk}, version=self.table.version, changed_at=self.now

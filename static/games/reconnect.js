@@ -7,15 +7,20 @@
    - also reconnects after the closes the extension leaves alone (1000, 1001 "going away" when a
      daphne process stops, 1005, 1008 ...), except the server's refusals 4400-4499 (4401 not
      signed in, 4404 no such table): those reload the page once, which shows the login or 404;
+     but 4429 (too many table tabs of this user) neither reloads nor reconnects: its error
+     frame says what to do;
    - reconnects at once when the browser comes back online or the tab becomes visible again,
      and unmasks half-open sockets (a sleeping laptop, a phone changing networks): on return it
      asks for a resync and reconnects when nothing answers within 5 s.
    Resync: the server sends the full state of the socket's audience on every connect, and
    table.js sends {"intent": "resync"} on a reopen, so the page never shows a stale hand.
-   Order: pushes rendered by different processes or threads (a deal from an HTTP request, a
-   deadline runner, a move) may arrive out of order; each state carries the table's version
-   (#table-status data-table-version, bumped by every change), and a state older than the one
-   shown is dropped. The first state after a (re)connect is always taken. */
+   Versions (issue #17): every state frame starts with #table-frame, the table's version and
+   whether it is a full screen (a connect's or a resync's answer) or a push. A frame older than
+   the state shown is dropped (pushes rendered by different processes or threads may arrive out
+   of order). A push of the version shown (a sealed step's decider sees his own choice under
+   the step's version) or of the next one is taken; a push further ahead means one was lost on
+   the way: it is dropped and the page asks for a resync, whose full screen heals the gap. The
+   first state after a (re)connect is always taken. */
 (function () {
   "use strict";
 
@@ -67,16 +72,28 @@
     return !!document.querySelector("[ws-connect]");
   }
 
-  var shownVersion = null; // data-table-version of the state on screen
+  var shownVersion = null; // #table-frame's data-version of the state on screen
+
+  function askResync() {
+    // every push after the gap asks again until the full screen comes: the server answers a
+    // burst of requests with one rendering
+    if (!wrapper) return;
+    try { wrapper.send(JSON.stringify({ intent: "resync" })); } catch (e) { reconnectNow(); }
+  }
 
   document.addEventListener("htmx:wsBeforeMessage", function (ev) {
     var message = ev.detail && ev.detail.message;
     if (typeof message !== "string") return;
-    var found = /id="table-status"[^>]*data-table-version="(\d+)"/.exec(message);
+    var found = /id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"/.exec(message);
     if (!found) return; // an error for this socket alone, not a state
     var version = parseInt(found[1], 10);
     if (shownVersion !== null && version < shownVersion) {
       ev.preventDefault(); // an older state overtaken by a newer one
+      return;
+    }
+    if (found[2] === "0" && shownVersion !== null && version > shownVersion + 1) {
+      ev.preventDefault(); // a push was lost on the way
+      askResync();
       return;
     }
     shownVersion = version;
@@ -104,6 +121,7 @@
     if (ev.detail && ev.detail.socketWrapper) wrapper = ev.detail.socketWrapper;
     var code = ev.detail && ev.detail.event ? ev.detail.event.code : 1006;
     if (unloading || !onTablePage()) return;
+    if (code === 4429) return;
     if (code >= 4400 && code < 4500) {
       // the server refused this socket (signed out, table gone): the page itself says why
       if (!reloaded) { reloaded = true; setTimeout(function () { location.reload(); }, 1000); }

@@ -13,6 +13,7 @@ import copy
 import itertools
 import json
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -125,6 +126,95 @@ def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
 
 ORIGIN = [(b"origin", b"http://localhost")]
 VERSION_RE = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
+FRAME_RE = re.compile(r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"')
+# what differs between two renderings of one state: the server's clock
+VOLATILE_RE = re.compile(r' data-now="[^"]*"')
+# regions a fresh load does not compare: the frame's own header, the sender's last error
+UNCOMPARED = ("table-frame", "table-error")
+VOID_TAGS = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+
+
+class _TopLevel(HTMLParser):
+    """The top-level elements of a frame, by id."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=False)
+        self.html = html
+        self.starts = [0]
+        for line in html.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+        self.depth = 0
+        self.opened: tuple[int, str | None] = (0, None)
+        self.found: dict[str, str] = {}
+        self.feed(html)
+        self.close()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self.starts[line - 1] + column
+
+    def _record(self, end: int) -> None:
+        start, element_id = self.opened
+        if element_id:
+            self.found[element_id] = self.html[start:end]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.depth == 0:
+            self.opened = (self._offset(), dict(attrs).get("id"))
+        if tag in VOID_TAGS:
+            if self.depth == 0:
+                self._record(self._offset() + len(self.get_starttag_text() or ""))
+            return
+        self.depth += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.depth == 0:
+            self.opened = (self._offset(), dict(attrs).get("id"))
+            self._record(self._offset() + len(self.get_starttag_text() or ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID_TAGS:
+            return
+        self.depth -= 1
+        if self.depth == 0:
+            self._record(self.html.index(">", self._offset()) + 1)
+
+
+def regions(html: str) -> dict[str, str]:
+    """A frame's regions by id, as the htmx ws extension swaps them in."""
+    return _TopLevel(html).found
+
+
+def comparable(screen: dict[str, str]) -> dict[str, str]:
+    return {k: VOLATILE_RE.sub("", v) for k, v in screen.items() if k not in UNCOMPARED}
+
+
+def regions_differing(screen: dict[str, str], fresh: dict[str, str]) -> list[str]:
+    """The regions of a fresh load (``fresh_screen``) that a page's ``screen`` shows otherwise
+    (regions pushed on their own, spectator counts and notices, are no part of a load)."""
+    shown = comparable(screen)
+    return sorted(k for k, html in fresh.items() if shown.get(k) != html)
+
+
+def fresh_screen(table_id: int, user: User, language: str = "") -> dict[str, str]:
+    """The regions a fresh load shows ``user`` now (his seat's, or a spectator's)."""
+    from games import broadcast, selectors
+
+    table = selectors.table_get(table_id=table_id)
+    assert table is not None
+    seat = selectors.seat_of_user(table=table, user=user)
+    html = broadcast.render_for(
+        table=table,
+        hand=selectors.table_current_hand(table=table),
+        seat_index=seat.index if seat else None,
+        user=user,
+        language=language,
+    )
+    return comparable(regions(html))
+
+
+def table_version(table_id: int) -> int:
+    return Table.objects.values_list("version", flat=True).get(pk=table_id)
 
 
 @pytest.fixture
@@ -148,6 +238,10 @@ class Socket:
         self.label = label
         self.table_id = table_id
         self.frames: list[str] = []
+        # the page: what it shows by region, the table version of that, and its resyncs
+        self.screen: dict[str, str] = {}
+        self.shown: int | None = None
+        self.resyncs = 0
         self.comm = WebsocketCommunicator(
             URLRouter(websocket_urlpatterns), f"/ws/table/{table_id}/", headers=ORIGIN
         )
@@ -160,9 +254,32 @@ class Socket:
         return self
 
     async def expect(self, count: int) -> list[str]:
-        got = [await self.comm.receive_from(timeout=10) for _ in range(count)]
-        self.frames.extend(got)
+        got = []
+        for _ in range(count):
+            html = await self.comm.receive_from(timeout=30)
+            got.append(html)
+            self.frames.append(html)
+            await self._page(html)
         return got
+
+    async def _page(self, html: str) -> None:
+        """What static/games/reconnect.js does with a frame."""
+        found = FRAME_RE.search(html)
+        if found is not None:
+            version, full = int(found[1]), found[2] == "1"
+            if self.shown is not None and version < self.shown:
+                return
+            if not full and self.shown is not None and version > self.shown + 1:
+                self.resyncs += 1
+                await self.send({"intent": "resync"})
+                return
+            self.shown = version
+        self.screen.update(regions(html))
+
+    async def reach(self, version: int) -> None:
+        """Take frames until the page shows at least the table's ``version``."""
+        while self.shown is None or self.shown < version:
+            await self.expect(1)
 
     async def quiet(self) -> bool:
         return await self.comm.receive_nothing(timeout=0.05)
@@ -171,7 +288,8 @@ class Socket:
         await self.comm.send_to(text_data=data if isinstance(data, str) else json.dumps(data))
 
     def version(self) -> int:
-        found = VERSION_RE.findall(self.frames[-1] if self.frames else "")
+        """The hand version the page's forms send."""
+        found = VERSION_RE.findall(self.screen.get("table-status", ""))
         assert found, f"{self.label}: no version in the last frame"
         return int(found[-1])
 
@@ -211,13 +329,6 @@ def next_move(table_id: int, seats: set[int]) -> tuple[int, dict[str, Any]] | No
     return seat, client_action(state, seat)
 
 
-def shown_state(table_id: int) -> tuple[int, int]:
-    """(hand id, the version screens show) of the table's latest hand."""
-    hand = Hand.objects.filter(table_id=table_id).order_by("-number").first()
-    assert hand is not None
-    return hand.pk, hand_state(hand).public_version
-
-
 async def play_over_sockets(
     table_id: int,
     sockets: dict[int, Socket],
@@ -226,8 +337,10 @@ async def play_over_sockets(
     after_step: Any = None,
     limit: int = 1500,
 ) -> int:
-    """Every human decision sent as a browser would; each push checked to reach every tab
-    (a decision inside a sealed step: its sender's tab alone). Returns the number of steps."""
+    """Every human decision sent as a browser would; after each, every tab takes frames until
+    it shows the table's new version, however many it takes (a lost push heals by a resync).
+    A decision inside a sealed step moves no table version: its sender's tab takes its own
+    frame. Returns the number of steps."""
     from channels.db import database_sync_to_async
 
     everyone = [*sockets.values(), *watchers]
@@ -238,13 +351,11 @@ async def play_over_sockets(
         seat, action = move
         sock = sockets[seat]
         marks = {s.label: len(s.frames) for s in everyone}
-        before = await database_sync_to_async(shown_state)(table_id)
         await sock.send(frame_for_action(action, sock.version()))
         await sock.expect(1)
-        if await database_sync_to_async(shown_state)(table_id) != before:
-            for s in everyone:
-                if s is not sock:
-                    await s.expect(1)
+        version = await database_sync_to_async(table_version)(table_id)
+        for s in everyone:
+            await s.reach(version)
         if after_step is not None:
             await after_step(marks)
     raise AssertionError("the hand did not end over the sockets")

@@ -28,6 +28,7 @@ from tests.games.table_helpers import (
     make_room,
     play_over_sockets,
     seated_table,
+    table_version,
 )
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("live_db", "fresh_layer")]
@@ -83,8 +84,9 @@ async def test_no_frame_shows_what_its_audience_may_not_know(variant):
     everyone = [*sockets.values(), *watchers]
     await drain(everyone)
     await db(services.hand_start)(table_id=table_id)
+    dealt = await db(table_version)(table_id)
     for s in everyone:
-        await s.expect(1)
+        await s.reach(dealt)
     checked = 0
 
     async def check(marks: dict[str, int]) -> None:

@@ -25,6 +25,7 @@ from games.models import Hand, HandAction
 from games.selectors import hand_state
 from games.services import hands as hand_services
 from tests.games.table_helpers import (
+    FRAME_RE,
     Socket,
     active_hand,
     drain,
@@ -115,9 +116,13 @@ class Watch:
     async def decide(self, seat: int, action: dict) -> None:
         """A decision inside a sealed step: its sender's tab alone gets a frame."""
         sock = self.seats[seat]
+        shown = sock.shown
         await sock.send(frame_for_action(action, sock.version()))
         got = (await sock.expect(1))[0]
         assert 'id="table-error"' not in got, got
+        # it keeps the step's version: the page takes it as no gap (no resync asked)
+        assert int(FRAME_RE.search(got).group(1)) == shown == sock.shown
+        assert sock.resyncs == 0
         for s in self.everyone:
             if s is not sock:
                 assert await s.quiet(), f"{s.label} heard of seat {seat}'s decision"

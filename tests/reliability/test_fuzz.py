@@ -290,8 +290,9 @@ def test_flood_from_one_socket_is_rate_limited(transactional_db, settings, loop,
         replies = await _drain(sender, wait=0.3)
         states = [r for r in replies if 'id="table-controls"' in r]
         errors = [r for r in replies if r.startswith('<div id="table-error"')]
-        # the burst is served, the rest dropped with one clear error (at most one a second)
-        assert 30 <= len(states) < 60, len(states)
+        # the burst is read, the rest dropped with one clear error (at most one a second); the
+        # burst's resyncs are answered by a few renderings, not one each (issue #17)
+        assert 1 <= len(states) <= 3, len(states)
         assert 1 <= len(errors) <= 3
         assert "Too many messages" in errors[0] or "慢" in errors[0] or "太" in errors[0]
         assert await other.receive_nothing(timeout=0.1)
