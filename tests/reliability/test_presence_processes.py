@@ -19,6 +19,7 @@ import time
 
 import pytest
 from channels.db import database_sync_to_async
+from django.test import override_settings
 from django.utils import timezone
 
 from accounts.audit import audit_beans
@@ -165,3 +166,65 @@ async def test_kill_9_takes_its_sockets_offline_after_the_lease_and_the_grace_st
     for tab in others:
         await tab.close()
     assert not b.errors(), b.tail()
+
+
+def _seated_between_hands():
+    """A classic3 table of three humans, nothing dealt yet."""
+    ensure_triggers()
+    room = make_room("classic3")
+    table = services.table_create(room=room)
+    users = [make_player() for _ in range(3)]
+    for user in users:
+        services.table_join(table_id=table.pk, user=user)
+    return table.pk, users
+
+
+def _beans(user) -> int:
+    return type(user).objects.get(pk=user.pk).beans
+
+
+async def test_a_player_who_closed_his_tab_is_stood_up_before_the_next_deal(servers):
+    """Issue #16, item 2: players whose browsers closed stayed seated and were dealt in, 托管
+    playing their cards with their beans. Now, past the grace, the deal stands them up first
+    and tells the table."""
+    from games.errors import ActionRejected, ErrorCode
+    from games.models import Hand
+
+    table_id, users = await db(_seated_between_hands)()
+    cookies = [await db(session_cookie)(u) for u in users]
+    a, b = servers("A", **ENV), servers("B", **ENV)
+    tabs = [await _connect(f"seat{i}", (a, b)[i % 2], table_id, c) for i, c in enumerate(cookies)]
+    await _poll(lambda: _leases(table_id) == 3, what="three leases")
+    gone, dealer = users[2], users[0]
+    before = await db(_beans)(gone)
+    await tabs[2].close()
+    closed = await _poll(
+        lambda: _seat(table_id, 2).disconnected_at, what="the closed tab's seat offline"
+    )
+    # past the grace
+    await _poll(
+        lambda: timezone.now() > closed + datetime.timedelta(seconds=GRACE), what="the grace"
+    )
+
+    def deal():  # by the seated player with his tab open, with the servers' grace
+        try:
+            with override_settings(DDZ_DISCONNECT_GRACE_SECONDS=GRACE):
+                services.hand_start(table_id=table_id, user=dealer)
+        except ActionRejected as error:
+            return error.code
+        return None
+
+    assert await db(deal)() is ErrorCode.STOOD_UP_ABSENT
+    assert await db(lambda: Seat.objects.filter(table_id=table_id, user=gone).exists())() is False
+    assert not await db(Hand.objects.filter(table_id=table_id).exists)()
+    for tab in tabs[:2]:  # the table is told who was stood up
+        await tab.wait_for(
+            lambda t=tab: any("n-stood_up_absent" in f.text for f in t.frames),
+            timeout=PATIENCE,
+        )
+    assert await db(_beans)(gone) == before
+    assert await db(_clean_audit)() == []
+    for tab in tabs[:2]:
+        await tab.close()
+    for server in (a, b):
+        assert not server.errors(), server.tail()
