@@ -18,7 +18,7 @@ if grep -rqs --include='*.py' "mark.browser" tests; then
 fi
 set +e
 .venv/bin/python -m pytest -m browser -p no:asyncio -p no:cacheprovider \
-    --timeout="${BROWSER_TEST_TIMEOUT:-120}"
+    --timeout="${BROWSER_TEST_TIMEOUT:-300}"
 status=$?
 set -e
 if [ "$status" = 5 ]; then

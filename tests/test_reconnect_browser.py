@@ -84,7 +84,7 @@ class Daphne:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        deadline = time.time() + 20
+        deadline = time.time() + 60
         while time.time() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.3):

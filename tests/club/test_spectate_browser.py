@@ -55,7 +55,7 @@ class SpectateBrowserTests:
         _shot(ben, "spectator-phone-chat")
         # live to the end of the hand
         _play_to_the_end([ann])
-        ben.wait_for_selector("#table-result .result-panel", timeout=20_000)
+        ben.wait_for_selector("#table-result .result-panel", timeout=60_000)
         _shot(ben, "spectator-phone-result")
         # the hand is on the leaderboard and on the player's public profile, with its replay
         ben.goto(server + "/leaderboard/?board=beans&days=7")

@@ -74,7 +74,7 @@ def test_two_members_meet_by_invite_link_and_download_the_score_sheet(
         _play_to_the_end([ann, ben], limit=110.0)
         for page in (ann, ben):
             page.wait_for_selector(
-                f"#table-club .score-sheet tbody tr:nth-child({hand})", timeout=15_000
+                f"#table-club .score-sheet tbody tr:nth-child({hand})", timeout=60_000
             )
     _shot(ann, "private-qq5-score-sheet")
     _shot(ben, "private-qq5-score-sheet-zh")
