@@ -129,7 +129,10 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "ddz_site.layers.BatchingRedisChannelLayer",
+            # DDZ_CHANNEL_LAYER: another Redis layer class, for bench/load_tables.py's trials
+            "BACKEND": os.environ.get(
+                "DDZ_CHANNEL_LAYER", "ddz_site.layers.BatchingRedisChannelLayer"
+            ),
             # redis-py 8 defaults socket_timeout to 5 s, which kills idle consumers (STACK.md).
             # Every socket of a process reads one Redis queue: channels-redis's 100 messages
             # dropped frames when a burst of pushes outran the reader (six messages a push).
