@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlparse
 
 import dj_database_url
 from django.utils.translation import gettext_lazy as _
@@ -139,6 +140,9 @@ if REDIS_URL:
             "CONFIG": {
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
                 "capacity": env_int("DDZ_REDIS_CAPACITY", 2000),
+                # Redis's pub/sub channels belong to no database: the database's number in
+                # the names keeps apart the sites (and test runs) that share one Redis
+                "prefix": f"asgi{urlparse(REDIS_URL).path.strip('/') or '0'}",
             },
         }
     }
