@@ -22,7 +22,7 @@ each run.
 
 ``--base COMMIT`` measures the old code against this checkout's, alternating (old, new, old,
 new ... ``--rounds`` times): the old servers run from a ``git worktree`` of COMMIT (sharing
-.venv). ``--layers batching,pubsub`` alternates the Redis channel layers the same way. Each run
+.venv). Each run
 has a freshly migrated database of its own (``--database``, and ``<database>_old`` for the old
 code), dropped and migrated by that side's code, and a flushed Redis database; with
 ``--redis ''`` one process on the in-memory channel layer. ``--soak MINUTES`` plays for that
@@ -31,7 +31,6 @@ long, printing every minute. See bench/README.md.
   .venv/bin/python bench/load_tables.py --tables 200 --pace human --processes 1 --seconds 40
   .venv/bin/python bench/load_tables.py --pace flat --knee 1,5,10,20,40,80 --seconds 15
   .venv/bin/python bench/load_tables.py --base main --rounds 2 --tables 200 --redis ''
-  .venv/bin/python bench/load_tables.py --processes 2 --layers batching,pubsub --rounds 2
   .venv/bin/python bench/load_tables.py --processes 2 --tables 200 --soak 10
 """
 
@@ -67,20 +66,11 @@ _FRAME = re.compile(rb'id="table-frame"[^>]*data-version="(\d+)" data-full="([01
 _REGION = re.compile(rb'(?=<div id="table-[a-z]+")')
 _REGION_ID = re.compile(rb'^<div id="(table-[a-z]+)"')
 COMPILE_IGNORES = ("--ignore=.venv/*", "--ignore=bench/*")
-LAYERS = {
-    "batching": "ddz_site.layers.BatchingRedisChannelLayer",
-    "pubsub": "ddz_site.layers.BatchingRedisPubSubChannelLayer",
-}
 
 
 def _env(args: argparse.Namespace, side: dict[str, Any] | None = None) -> dict[str, str]:
-    side = side or {}
-    extra = {"DDZ_CHANNEL_LAYER": side["layer"]} if side.get("layer") else {}
-    if side.get("path"):
-        extra["PYTHONPATH"] = side["path"]
     return {
-        **extra,
-        "DATABASE_URL": side.get("database", args.database),
+        "DATABASE_URL": side["database"] if side else args.database,
         "REDIS_URL": args.redis,
         "DJANGO_SETTINGS_MODULE": SETTINGS,
         "DEBUG": "0",
@@ -102,9 +92,12 @@ def _env(args: argparse.Namespace, side: dict[str, Any] | None = None) -> dict[s
 
 def _side_env(args: argparse.Namespace, side: dict[str, Any]) -> dict[str, str]:
     """The environment of a command run with ``side``'s code (its root on the path first)."""
-    env = {**os.environ, **_env(args, side), "DDZ_BENCH_CODE": str(side["root"])}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(side["root"]), side.get("path")]))
-    return env
+    return {
+        **os.environ,
+        **_env(args, side),
+        "DDZ_BENCH_CODE": str(side["root"]),
+        "PYTHONPATH": str(side["root"]),
+    }
 
 
 def prepare_database(args: argparse.Namespace, side: dict[str, Any]) -> None:
@@ -723,23 +716,7 @@ def sides_of(args: argparse.Namespace) -> list[dict[str, Any]]:
     codes = [("new", ROOT, args.database)]
     if args.base:
         codes.insert(0, ("old", base_checkout(args.base), args.database + "_old"))
-    sides = []
-    for label, root, database in codes:
-        for layer in args.layers.split(",") if args.layers else [""]:
-            name, _, hiredis = layer.partition("+")
-            if name and name not in LAYERS:
-                raise SystemExit(f"--layers: one of {', '.join(LAYERS)}, each maybe +hiredis")
-            sides.append(
-                {
-                    "name": " ".join(filter(None, [label if args.base else "", layer])) or label,
-                    "root": root,
-                    "database": database,
-                    "layer": LAYERS.get(name, ""),
-                    # redis-py takes the hiredis parser when it can import it
-                    "path": args.hiredis if hiredis else "",
-                }
-            )
-    return sides
+    return [{"name": label, "root": root, "database": database} for label, root, database in codes]
 
 
 def main() -> int:
@@ -757,14 +734,6 @@ def main() -> int:
         "--knee", default="", help="comma separated table counts: one run each (flat-out knee)"
     )
     parser.add_argument("--base", default="", help="a commit: its code is measured as 'old'")
-    parser.add_argument(
-        "--layers",
-        default="",
-        help="comma separated Redis layers to alternate: batching, pubsub (each maybe +hiredis)",
-    )
-    parser.add_argument(
-        "--hiredis", default="", help="a directory holding hiredis, for the layers' +hiredis"
-    )
     parser.add_argument("--rounds", type=int, default=1, help="alternating runs of each side")
     parser.add_argument("--soak", type=int, default=0, help="minutes: one long run per side")
     parser.add_argument(
@@ -786,8 +755,8 @@ def main() -> int:
         django.setup()
         print(json.dumps(make_tables(args.make_tables, start=0)))
         return 0
-    if not args.redis and (args.processes > 1 or args.layers):
-        parser.error("several processes and --layers need the Redis channel layer: give --redis")
+    if not args.redis and args.processes > 1:
+        parser.error("several processes share the Redis channel layer: give --redis")
 
     from tests.reliability.harness import Server, free_port
 
