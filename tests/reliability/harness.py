@@ -71,8 +71,7 @@ class Server:
         self.port = port
         self.name = name
         self.root = root
-        path = [str(root), *filter(None, [env.get("PYTHONPATH")])]
-        self.env = {**os.environ, **env, "PYTHONPATH": os.pathsep.join(path)}
+        self.env = {**os.environ, **env, "PYTHONPATH": str(root)}
         self.env.setdefault("DJANGO_SETTINGS_MODULE", LIVE_SETTINGS)
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the server
