@@ -1,24 +1,37 @@
-"""Load benchmark of the real-time tables (issue #6). Prints figures; not a test.
+"""Load benchmark of the real-time tables (issues #6 and #17). Prints figures; not a test.
 
 N tables of five socket clients (the ``websockets`` library, a signed-in session cookie and an
 Origin header each) play whole qq5 hands against daphne: one process, or two processes behind
 the Redis channel layer (the clients are split across them). The clients decide from what the
-server sends them only: the hand version of ``#table-status``, the forms of
-``#table-controls``, the hints of the seat's own hand (``data-hints``: the server's legal
-plays, weakest first) and the choice buttons of the other phases. When a hand is over a
-seated player presses "Next hand" (a POST to the first server, which deals and pushes).
+server sends them only, as the page does: each state frame's ``#table-frame`` header (the
+table's version; a full screen or a push) and its regions, merged into the screen the tab
+shows; the hand version of ``#table-status``, the forms of ``#table-controls``, the hints of
+the seat's own hand (``data-hints``: the server's legal plays, weakest first) and the choice
+buttons of the other phases. When a hand is over a seated player presses "Next hand" (a POST
+to the first server, which deals and pushes).
+
+Like static/games/reconnect.js a tab drops a state older than the one it shows, and a push
+further ahead than the next version is a lost frame: the tab drops it and asks for a resync.
 
 Modes: ``--pace human`` (each table acts once every 2 s) and ``--pace flat`` (each table acts as
 soon as all five tabs saw the previous update). Figures: actions/s, p50/p99/max from sending an
 action to the arrival of the update at the last of the five tabs, errors (refusals, closed
-sockets, timeouts), the servers' RSS growth per table, and ``manage.py audit_beans`` at the end.
+sockets, timeouts), lost frames and resyncs, the servers' CPU per action, bytes received per
+action per socket, the servers' RSS growth per table, and ``manage.py audit_beans`` after
+each run.
 
-Everything runs against a throw-away PostgreSQL database (``--database``, dropped and migrated at
-the start) and a Redis database number of its own (flushed at the start), or with ``--redis ''``
-one process on the in-memory channel layer. See bench/README.md.
+``--base COMMIT`` measures the old code against this checkout's, alternating (old, new, old,
+new ... ``--rounds`` times): the old servers run from a ``git worktree`` of COMMIT (sharing
+.venv). Each run
+has a freshly migrated database of its own (``--database``, and ``<database>_old`` for the old
+code), dropped and migrated by that side's code, and a flushed Redis database; with
+``--redis ''`` one process on the in-memory channel layer. ``--soak MINUTES`` plays for that
+long, printing every minute. See bench/README.md.
 
   .venv/bin/python bench/load_tables.py --tables 200 --pace human --processes 1 --seconds 40
   .venv/bin/python bench/load_tables.py --pace flat --knee 1,5,10,20,40,80 --seconds 15
+  .venv/bin/python bench/load_tables.py --base main --rounds 2 --tables 200 --redis ''
+  .venv/bin/python bench/load_tables.py --processes 2 --tables 200 --soak 10
 """
 
 from __future__ import annotations
@@ -35,24 +48,29 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# the checkout whose code makes the tables (``--make-tables`` for an old side): this one else
+CODE = Path(os.environ.get("DDZ_BENCH_CODE", ROOT))
+sys.path.insert(0, str(CODE))
 
 SETTINGS = "tests.reliability.live_settings"
 ORIGIN = "http://localhost"
 HUMAN_GAP = 2.0
 _VERSION = re.compile(rb'id="table-status"[^>]*data-version="(\d+)"')
-_CONTROLS = b'<div id="table-controls"'
-_TABLE_VERSION = re.compile(rb'id="table-status"[^>]*data-table-version="(\d+)"')
+_FRAME = re.compile(rb'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"')
+_REGION = re.compile(rb'(?=<div id="table-[a-z]+")')
+_REGION_ID = re.compile(rb'^<div id="(table-[a-z]+)"')
+COMPILE_IGNORES = ("--ignore=.venv/*", "--ignore=bench/*")
 
 
-def _env(args: argparse.Namespace) -> dict[str, str]:
+def _env(args: argparse.Namespace, side: dict[str, Any] | None = None) -> dict[str, str]:
     return {
-        "DATABASE_URL": args.database,
+        "DATABASE_URL": side["database"] if side else args.database,
         "REDIS_URL": args.redis,
         "DJANGO_SETTINGS_MODULE": SETTINGS,
         "DEBUG": "0",
@@ -69,34 +87,53 @@ def _env(args: argparse.Namespace) -> dict[str, str]:
     }
 
 
-def _django(args: argparse.Namespace) -> None:
-    os.environ.update(_env(args))
-    import django
-
-    django.setup()
-
-
 # --------------------------------------------------------------------------- setup (parent)
 
 
-def prepare_database(args: argparse.Namespace) -> None:
-    """Drop and create the bench database, migrate it, flush the bench Redis database."""
+def _side_env(args: argparse.Namespace, side: dict[str, Any]) -> dict[str, str]:
+    """The environment of a command run with ``side``'s code (its root on the path first)."""
+    return {
+        **os.environ,
+        **_env(args, side),
+        "DDZ_BENCH_CODE": str(side["root"]),
+        "PYTHONPATH": str(side["root"]),
+    }
+
+
+def prepare_database(args: argparse.Namespace, side: dict[str, Any]) -> None:
+    """Drop and create the side's bench database, migrate it with the side's code, flush the
+    bench Redis database."""
     import psycopg
 
-    url = args.database
+    url = side["database"]
     name = url.rsplit("/", 1)[1]
     admin = url.rsplit("/", 1)[0] + "/postgres"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
-    env = {**os.environ, **_env(args), "PYTHONPATH": str(ROOT)}
     subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True
+        [sys.executable, "manage.py", "migrate", "-v", "0"],
+        cwd=side["root"],
+        env=_side_env(args, side),
+        check=True,
     )
     if args.redis:
         import redis
 
         redis.Redis.from_url(args.redis).flushdb()
+
+
+def tables_of(args: argparse.Namespace, side: dict[str, Any], count: int) -> list:
+    """``make_tables`` run by the side's code, in its database (a child process)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load_tables.py"), "--make-tables", str(count)],
+        cwd=side["root"],
+        env=_side_env(args, side),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def make_tables(count: int, *, start: int) -> list[tuple[int, list[str]]]:
@@ -141,19 +178,26 @@ def _error_text(data: bytes) -> str:
 
 
 class Tab:
-    """A lean socket client: keeps the last state frame and (time, version) of each one."""
+    """A lean socket client: merges each state frame's regions into the screen it shows (as the
+    page swaps them in) and keeps (time, table version) of each state it took."""
 
-    def __init__(self, url: str, cookie: str) -> None:
+    def __init__(self, url: str, cookie: str, window: dict[str, float]) -> None:
         self.url = url
         self.cookie = cookie
+        self.window = window  # the bytes it receives in the measured window are counted
         self.ws: Any = None
+        self.regions: dict[bytes, bytes] = {}
         self.last: bytes = b""
         self.version: int | None = -1
-        self.arrivals: list[tuple[float, int | None]] = []
+        self.arrivals: list[tuple[float, int]] = []
         self.errors = 0
         self.error_texts: list[str] = []
         self.shown = -1
         self.dropped = 0
+        self.lost = 0
+        self.resyncs = 0
+        self.gap = False
+        self.bytes = 0
         self.closed = False
         self.event = asyncio.Event()
         self._decided: tuple[bytes, dict[str, Any] | None] = (b"", None)
@@ -176,21 +220,38 @@ class Tab:
             async for message in self.ws:
                 at = time.perf_counter()
                 data = message.encode() if isinstance(message, str) else message
-                if _CONTROLS not in data:
+                if self.window["from"] <= at < self.window["stop"]:
+                    self.bytes += len(data)
+                header = _FRAME.search(data)
+                if header is None:
                     if b"error-msg" in data:
                         self.errors += 1
                         self.error_texts.append(_error_text(data))
                     continue
-                shown = _TABLE_VERSION.search(data)
-                if shown is not None:  # drop an overtaken older state, as the page does
-                    if int(shown.group(1)) < self.shown:
-                        self.dropped += 1
-                        continue
-                    self.shown = int(shown.group(1))
-                found = _VERSION.search(data)
+                version, full = int(header.group(1)), header.group(2) == b"1"
+                if version < self.shown:  # overtaken by a newer state, as the page drops it
+                    self.dropped += 1
+                    continue
+                if not full and self.shown >= 0 and version > self.shown + 1:
+                    # a push was lost on the way: ask for the full screen, as the page does
+                    if not self.gap:
+                        self.lost += 1
+                        self.gap = True
+                    await self.ws.send('{"intent": "resync"}')
+                    continue
+                if full:
+                    self.resyncs += self.gap
+                    self.gap = False
+                    self.regions.clear()
+                self.shown = version
+                for part in _REGION.split(data):
+                    found = _REGION_ID.match(part)
+                    if found:
+                        self.regions[found.group(1)] = part
+                self.last = b"".join(self.regions.values())
+                found = _VERSION.search(self.regions.get(b"table-status", b""))
                 self.version = int(found.group(1)) if found else None
-                self.last = data
-                self.arrivals.append((at, self.version))
+                self.arrivals.append((at, version))
                 self.event.set()
         except Exception:
             pass
@@ -200,13 +261,13 @@ class Tab:
 
     def newer_at(self, version: int, since: int) -> float | None:
         for at, v in self.arrivals[since:]:
-            if v is None or v > version:
+            if v > version:
                 return at
         return None
 
     def sealed_at(self, version: int, since: int) -> float | None:
-        """When a state at ``version`` itself came after ``since``: the sender's own frame of
-        a decision inside a sealed step, which moves no version."""
+        """When a state at table ``version`` itself came after ``since``: the sender's own
+        frame of a decision inside a sealed step, which moves no version."""
         for at, v in self.arrivals[since:]:
             if v == version:
                 return at
@@ -217,7 +278,7 @@ class Tab:
 
         if not self.last:
             return None
-        # the tables poll while they wait: parse each frame once, not at every poll
+        # the tables poll while they wait: parse each screen once, not at every poll
         if self._decided[0] is not self.last:
             self._decided = (self.last, Frame.parse(0.0, self.last.decode()).decide())
         return self._decided[1]
@@ -238,7 +299,10 @@ async def run_table(
     """One table's five tabs: connect, deal, then play until the measured ``window`` (opened
     once every table of the run is ready) is over. ``settled()``: this table is ready, or
     never will be."""
-    tabs = [Tab(f"{urls[i % len(urls)]}/ws/table/{table_id}/", c) for i, c in enumerate(cookies)]
+    tabs = [
+        Tab(f"{urls[i % len(urls)]}/ws/table/{table_id}/", c, window) for i, c in enumerate(cookies)
+    ]
+    stats["tabs"].extend(tabs)
     await asyncio.sleep(delay)  # connects ramp up: daphne drops a handshake not accepted in 5 s
     try:
         for tab in tabs:
@@ -268,7 +332,7 @@ async def run_table(
     while time.perf_counter() < window["stop"]:
         if any(t.closed for t in tabs):
             stats["errors"]["closed"] += 1
-            return
+            break
         mover = None
         for tab in tabs:
             move = tab.decide() if tab.version not in (None, -1) else None
@@ -293,19 +357,23 @@ async def run_table(
                 # the other tables are hanging up by now: their disconnects are no move's cost
                 break
             next_at = max(next_at + HUMAN_GAP, time.perf_counter())
-        sent = int(frame["version"])
+        # every tab has taken the previous update: the table versions they show
+        sent = [t.shown for t in tabs]
         marks = [len(t.arrivals) for t in tabs]
         errors_before = mover.errors
         t0 = time.perf_counter()
         await mover.ws.send(json.dumps(frame))
         played = True
+        by = tabs.index(mover)
 
-        def arrived(marks=marks, sent=sent, before=errors_before, by=mover) -> bool:
-            if by.errors > before:  # refused: the sender alone hears why
+        def arrived(marks=marks, sent=sent, before=errors_before, by=by) -> bool:
+            if tabs[by].errors > before:  # refused: the sender alone hears why
                 return True
-            if by.sealed_at(sent, marks[tabs.index(by)]) is not None:
+            if tabs[by].sealed_at(sent[by], marks[by]) is not None:
                 return True  # a decision inside a sealed step: its sender alone sees it
-            return all(t.newer_at(sent, m) is not None for t, m in zip(tabs, marks, strict=True))
+            return all(
+                t.newer_at(v, m) is not None for t, v, m in zip(tabs, sent, marks, strict=True)
+            )
 
         ok = await _wait(tabs, arrived, timeout=30)
         if mover.errors > errors_before:
@@ -317,8 +385,8 @@ async def run_table(
         if not ok:
             stats["errors"]["timeout"] += 1
             continue
-        sealed = mover.sealed_at(sent, marks[tabs.index(mover)])
-        last = sealed or max(t.newer_at(sent, m) for t, m in zip(tabs, marks, strict=True))
+        sealed = mover.sealed_at(sent[by], marks[by])
+        last = sealed or max(t.newer_at(v, m) for t, v, m in zip(tabs, sent, marks, strict=True))
         if t0 >= window["from"]:
             stats["latencies"].append(last - t0)
             stats["actions"] += 1
@@ -326,6 +394,9 @@ async def run_table(
         with contextlib.suppress(Exception):
             await tab.ws.close()
     stats["refused"] += sum(t.errors for t in tabs)
+    stats["lost"] += sum(t.lost for t in tabs)
+    stats["resyncs"] += sum(t.resyncs for t in tabs)
+    stats["bytes"] += sum(t.bytes for t in tabs)
 
 
 def _all_got(tabs: list[Tab], marks: list[int]) -> bool:
@@ -384,6 +455,10 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
         "refused": 0,
         "samples": [],
         "errors": {"connect": 0, "closed": 0, "timeout": 0, "refused": 0},
+        "lost": 0,
+        "resyncs": 0,
+        "bytes": 0,
+        "tabs": [],
     }
 
     # the measured window opens once every table of every worker is connected and dealt:
@@ -405,9 +480,21 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
         window["stop"] = window["from"] + payload["seconds"]
         payload["opened"].set()
 
+    async def report() -> None:
+        # the soak's minute lines: this worker's figures so far
+        while True:
+            await asyncio.sleep(5)
+            tabs = stats["tabs"]
+            payload["live"][payload["index"]] = {
+                "hands": stats["hands"],
+                "lost": sum(t.lost for t in tabs),
+                "errors": sum(stats["errors"].values()),
+            }
+
     async def main() -> None:
         while time.time() < payload["begin"]:
             await asyncio.sleep(0.01)
+        reporter = asyncio.create_task(report())
         await asyncio.gather(
             open_window(),
             *(
@@ -425,21 +512,20 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
                 for index, table_id, cookies in payload["tables"]
             ),
         )
+        reporter.cancel()
 
     asyncio.run(main())
+    del stats["tabs"]
     return stats
 
 
 # --------------------------------------------------------------------------- one run
 
 
-def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str) -> dict:
-    from django.db import connection
-
-    start = args._made
-    made = make_tables(tables, start=start)
-    args._made += tables
-    connection.close()
+def one_run(
+    args: argparse.Namespace, side: dict[str, Any], servers: list[Any], tables: int, pace: str
+) -> dict:
+    made = tables_of(args, side, tables)
     rss_before = sum(s.rss_kib() for s in servers)
     urls = [s.url for s in servers]
     http_urls = [s.url.replace("ws://", "http://", 1) for s in servers]
@@ -448,21 +534,28 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
     begin = time.time() + 1.0
     context = mp.get_context("spawn")
     manager = context.Manager()
-    shared = {"barrier": manager.Barrier(len(groups)), "opened": manager.Event()}
+    shared = {
+        "barrier": manager.Barrier(len(groups)),
+        "opened": manager.Event(),
+        "live": manager.dict(),
+    }
+    seconds = args.soak * 60 if args.soak else args.seconds
     payloads = [
         {
+            "index": index,
             "tables": group,
             "deal_urls": [(http_urls[0], cookies[0]) for _, _, cookies in group],
             "urls": urls,
             "pace": pace,
-            "seconds": args.seconds,
+            "seconds": seconds,
             "warmup": args.warmup,
             "ramp": args.ramp,
             "begin": begin,
             **shared,
         }
-        for group in groups
+        for index, group in enumerate(groups)
     ]
+    rss_samples = []
     with manager, context.Pool(len(payloads)) as pool:
         pending = pool.map_async(worker, payloads)
         shared["opened"].wait(timeout=args.ramp * tables + 900)
@@ -470,9 +563,23 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
         # server CPU and memory over the measured window only: not the connects before it
         time.sleep(args.warmup)
         cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
-        time.sleep(args.seconds / 2)
-        rss_during = sum(s.rss_kib() for s in servers)
-        time.sleep(args.seconds / 2)
+        if args.soak:
+            for minute in range(1, args.soak + 1):
+                time.sleep(60)
+                rss = sum(s.rss_kib() for s in servers)
+                rss_samples.append(rss)
+                live = list(shared["live"].values())
+                print(
+                    f"  minute {minute:3d}: {sum(x['hands'] for x in live)} hands settled, "
+                    f"{sum(x['lost'] for x in live)} lost frames, "
+                    f"{sum(x['errors'] for x in live)} errors, "
+                    f"RSS {rss / tables:.0f} KiB/table (+{(rss - rss_before) / tables:.0f})",
+                    flush=True,
+                )
+        else:
+            time.sleep(seconds / 2)
+            rss_samples.append(sum(s.rss_kib() for s in servers))
+            time.sleep(seconds / 2)
         cpu_used = sum(_cpu_seconds(s.pid) for s in servers) - cpu_before
         results = pending.get(timeout=300)
     latencies = sorted(x for r in results for x in r["latencies"])
@@ -488,12 +595,13 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
         return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
 
     return {
+        "side": side["name"],
         "tables": tables,
         "pace": pace,
         "processes": len(servers),
         "connected": sum(r["connected"] for r in results),
         "actions": actions,
-        "actions_per_s": actions / args.seconds,
+        "actions_per_s": actions / seconds,
         "p50_ms": q(0.50),
         "p99_ms": q(0.99),
         "max_ms": latencies[-1] * 1000 if latencies else float("nan"),
@@ -501,7 +609,13 @@ def one_run(args: argparse.Namespace, servers: list[Any], tables: int, pace: str
         "hands_finished": sum(r["hands"] for r in results),
         "refusals": sum(r["refused"] for r in results),
         "errors": errors,
-        "rss_kib_per_table": (rss_during - rss_before) / tables,
+        "lost": sum(r["lost"] for r in results),
+        "resyncs": sum(r["resyncs"] for r in results),
+        # every frame a socket took in the measured window (deals' pushes included), per move
+        "kib_per_action_socket": (
+            sum(r["bytes"] for r in results) / 1024 / (actions * 5) if actions else float("nan")
+        ),
+        "rss_kib_per_table": (rss_samples[-1] - rss_before) / tables,
         "cpu_ms_per_action": cpu_used * 1000 / actions if actions else float("nan"),
         "ready_after": max(r.get("ready_after", math.nan) for r in results),
         "samples": [x for r in results for x in r["samples"]][:5],
@@ -519,31 +633,90 @@ def _cpu_seconds(pid: int | None) -> float:
 def show(row: dict) -> None:
     errors = ", ".join(f"{k} {v}" for k, v in row["errors"].items() if v) or "none"
     print(
-        f"{row['processes']} proc  {row['pace']:5s} {row['tables']:4d} tables "
+        f"{row['side']}: {row['processes']} proc  {row['pace']:5s} {row['tables']:4d} tables "
         f"({row['connected']} connected, ready after {row['ready_after']:.1f} s): "
         f"{row['actions_per_s']:7.1f} actions/s, "
         f"p50 {row['p50_ms']:6.1f} ms, p99 {row['p99_ms']:6.1f} ms, max {row['max_ms']:6.1f} ms, "
         f"{row['hands_finished']} hands, refusals {row['refusals']}, errors: {errors}, "
+        f"lost frames {row['lost']} (resyncs {row['resyncs']}), "
+        f"{row['kib_per_action_socket']:.1f} KiB/action/socket, "
         f"RSS +{row['rss_kib_per_table']:.0f} KiB/table, "
-        f"server CPU {row['cpu_ms_per_action']:.0f} ms/action",
+        f"server CPU {row['cpu_ms_per_action']:.1f} ms/action, audit_beans {row['audit']}",
         flush=True,
     )
     for sample in row["samples"]:
         print("   refused:", sample, flush=True)
 
 
-def audit(args: argparse.Namespace) -> int:
-    env = {**os.environ, **_env(args), "PYTHONPATH": str(ROOT)}
+COLUMNS = (
+    ("actions/s", "actions_per_s", "{:.1f}"),
+    ("p50 ms", "p50_ms", "{:.0f}"),
+    ("p99 ms", "p99_ms", "{:.0f}"),
+    ("max ms", "max_ms", "{:.0f}"),
+    ("CPU ms/act", "cpu_ms_per_action", "{:.1f}"),
+    ("KiB/act/sock", "kib_per_action_socket", "{:.1f}"),
+    ("RSS KiB/table", "rss_kib_per_table", "{:.0f}"),
+)
+
+
+def compare(rows: list[dict]) -> None:
+    """Each side's medians over its runs, and the counts summed: the final comparison."""
+    print("\ncomparison (medians over each side's runs; errors and lost frames summed):")
+    head = "".join(f"{title:>14}" for title, _key, _form in COLUMNS)
+    print(f"{'side':>24} {'tables':>6} {'runs':>4}{head}{'errors':>8}{'lost':>6}  audit")
+    keys = sorted({(r["side"], r["tables"]) for r in rows}, key=lambda k: (k[1], k[0]))
+    for side, tables in keys:
+        mine = [r for r in rows if (r["side"], r["tables"]) == (side, tables)]
+        cells = "".join(
+            f"{form.format(statistics.median(r[key] for r in mine)):>14}"
+            for _title, key, form in COLUMNS
+        )
+        errors = sum(sum(r["errors"].values()) for r in mine)
+        lost = sum(r["lost"] for r in mine)
+        audits = ",".join(sorted({r["audit"] for r in mine}))
+        print(f"{side:>24} {tables:>6} {len(mine):>4}{cells}{errors:>8}{lost:>6}  {audits}")
+
+
+def audit(args: argparse.Namespace, side: dict[str, Any]) -> str:
     done = subprocess.run(
         [sys.executable, "manage.py", "audit_beans"],
-        cwd=ROOT,
-        env=env,
+        cwd=side["root"],
+        env=_side_env(args, side),
         capture_output=True,
         text=True,
         check=False,
     )
-    print((done.stdout + done.stderr).strip(), f"(exit {done.returncode})", flush=True)
-    return done.returncode
+    print("  audit_beans:", (done.stdout + done.stderr).strip(), f"(exit {done.returncode})")
+    return "clean" if done.returncode == 0 else f"FAILED({done.returncode})"
+
+
+def base_checkout(commit: str) -> Path:
+    """A detached worktree of ``commit`` beside the system's temporary files, sharing .venv
+    and with its messages compiled."""
+    sha = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{commit}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    path = Path(tempfile.gettempdir()) / f"ddz-bench-base-{sha[:12]}"
+    if not path.exists():
+        subprocess.run(["git", "worktree", "add", "--detach", str(path), sha], cwd=ROOT, check=True)
+        (path / ".venv").symlink_to(ROOT / ".venv")
+        subprocess.run(
+            [sys.executable, "manage.py", "compilemessages", "-v", "0", *COMPILE_IGNORES],
+            cwd=path,
+            check=True,
+        )
+    return path
+
+
+def sides_of(args: argparse.Namespace) -> list[dict[str, Any]]:
+    codes = [("new", ROOT, args.database)]
+    if args.base:
+        codes.insert(0, ("old", base_checkout(args.base), args.database + "_old"))
+    return [{"name": label, "root": root, "database": database} for label, root, database in codes]
 
 
 def main() -> int:
@@ -560,47 +733,74 @@ def main() -> int:
     parser.add_argument(
         "--knee", default="", help="comma separated table counts: one run each (flat-out knee)"
     )
+    parser.add_argument("--base", default="", help="a commit: its code is measured as 'old'")
+    parser.add_argument("--rounds", type=int, default=1, help="alternating runs of each side")
+    parser.add_argument("--soak", type=int, default=0, help="minutes: one long run per side")
     parser.add_argument(
-        "--database", default="postgres://postgres@127.0.0.1:5432/ddz_bench", help="dropped!"
+        "--database",
+        default="postgres://postgres@127.0.0.1:5432/ddz_bench",
+        help="dropped! (and <database>_old with --base)",
     )
     parser.add_argument(
         "--redis",
         default="redis://127.0.0.1:6379/9",
         help="flushed! '' for the in-memory channel layer (one process only)",
     )
+    parser.add_argument("--make-tables", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.make_tables:
+        # a side's own code, in its own database (the parent's environment): see tables_of
+        import django
+
+        django.setup()
+        print(json.dumps(make_tables(args.make_tables, start=0)))
+        return 0
     if not args.redis and args.processes > 1:
         parser.error("several processes share the Redis channel layer: give --redis")
-    args._made = 0
 
-    layer = args.redis or "the in-memory channel layer"
-    print(f"preparing {args.database} and {layer} ...", flush=True)
-    prepare_database(args)
-    _django(args)
     from tests.reliability.harness import Server, free_port
 
     status = 0
+    sides = sides_of(args)
     counts = [int(x) for x in args.knee.split(",") if x] or [args.tables]
+    rows = []
     for count in counts:
-        # fresh processes for every run: no backlog or memory of the previous one
-        servers = [
-            Server(free_port(), _env(args), name=f"bench{i}").start() for i in range(args.processes)
-        ]
-        try:
-            time.sleep(1.5)  # the deadline runner's start
-            row = one_run(args, servers, count, args.pace)
-            show(row)
-            for server in servers:
-                if not server.alive():
-                    print(f"{server.name} died:\n{server.tail()}")
-                    status = 1
-                problems = server.errors()
-                if problems:
-                    print(f"{server.name}: {len(problems)} error lines ({server.log.name})")
-        finally:
-            for server in servers:
-                server.stop()
-    return audit(args) or status
+        for round_ in range(args.rounds):
+            for side in sides:
+                layer = args.redis or "the in-memory channel layer"
+                print(
+                    f"{side['name']} ({side['root']}), round {round_ + 1}: {count} tables, "
+                    f"{side['database']} and {layer} ...",
+                    flush=True,
+                )
+                # fresh processes and database for every run: no backlog or memory of another
+                prepare_database(args, side)
+                servers = [
+                    Server(
+                        free_port(), _env(args, side), name=f"bench{i}", root=side["root"]
+                    ).start()
+                    for i in range(args.processes)
+                ]
+                try:
+                    time.sleep(1.5)  # the deadline runner's start
+                    row = one_run(args, side, servers, count, args.pace)
+                    for server in servers:
+                        if not server.alive():
+                            print(f"{server.name} died:\n{server.tail()}")
+                            status = 1
+                        problems = server.errors()
+                        if problems:
+                            print(f"{server.name}: {len(problems)} error lines ({server.log.name})")
+                finally:
+                    for server in servers:
+                        server.stop()
+                row["audit"] = audit(args, side)
+                status = status or (row["audit"] != "clean")
+                show(row)
+                rows.append(row)
+    if len(rows) > 1:
+        compare(rows)
+    return status
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlparse
 
 import dj_database_url
 from django.utils.translation import gettext_lazy as _
@@ -129,13 +130,15 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "ddz_site.layers.BatchingRedisChannelLayer",
-            # redis-py 8 defaults socket_timeout to 5 s, which kills idle consumers (STACK.md).
-            # Every socket of a process reads one Redis queue: channels-redis's 100 messages
-            # dropped frames when a burst of pushes outran the reader (six messages a push).
+            # pub/sub: no per-socket queue to overrun (ddz_site/layers.py, bench/README.md)
+            "BACKEND": "ddz_site.layers.BatchingRedisPubSubChannelLayer",
             "CONFIG": {
+                # redis-py 8 defaults socket_timeout to 5 s, which kills idle consumers
+                # (STACK.md)
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
-                "capacity": env_int("DDZ_REDIS_CAPACITY", 2000),
+                # Redis's pub/sub channels belong to no database: the database's number in
+                # the names keeps apart the sites (and test runs) that share one Redis
+                "prefix": f"asgi{urlparse(REDIS_URL).path.strip('/') or '0'}",
             },
         }
     }

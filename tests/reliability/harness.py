@@ -64,10 +64,14 @@ def _die_with_parent() -> None:
 class Server:
     """A daphne subprocess serving ddz_site on 127.0.0.1:port (started with ``start``)."""
 
-    def __init__(self, port: int, env: dict[str, str], *, name: str = "daphne") -> None:
+    def __init__(
+        self, port: int, env: dict[str, str], *, name: str = "daphne", root: Path = ROOT
+    ) -> None:
+        """``root``: the checkout to serve (bench/load_tables.py's ``--base`` serves another)."""
         self.port = port
         self.name = name
-        self.env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+        self.root = root
+        self.env = {**os.environ, **env, "PYTHONPATH": str(root)}
         self.env.setdefault("DJANGO_SETTINGS_MODULE", LIVE_SETTINGS)
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the server
@@ -82,7 +86,7 @@ class Server:
         # the program must be called "daphne": games/apps.py starts the deadline runner then
         self.proc = subprocess.Popen(
             [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), "ddz_site.asgi:application"],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
