@@ -15,6 +15,7 @@ from tests.games.table_helpers import (
     client_action,
     make_player,
     make_room,
+    regions,
     seated_table,
 )
 
@@ -52,17 +53,37 @@ def _rendered_alone(table_id: int) -> dict[str, str]:
     return out
 
 
-def _pushed(table_id: int) -> dict[str, str]:
-    return {group: event["html"] for group, event in broadcast.audience_frames(table_id)}
+def _apply(screens: dict[str, dict[str, str]], frames: list) -> None:
+    """What each audience's page shows after ``frames``, by region (the consumer's choice of a
+    public frame's parts: a seated user's shared regions, a spectator's with his own)."""
+    for group, event in frames:
+        if "seated_languages" not in event:  # a seat's own frame
+            screens.setdefault(group, {}).update(regions(event["html"]))
+            continue
+        for uid, language in event["seated_languages"].items():
+            user = group.replace("public", f"user.{uid}")
+            screens.setdefault(user, {}).update(regions(event["html_by_language"][language]))
+        watcher = event["html"] + next(iter(event["watcher_by_language"].values()), "")
+        screens.setdefault(group, {}).update(regions(watcher))
 
 
-def _same_but_clock(a: dict[str, str], b: dict[str, str]) -> None:
-    """Every frame of ``a`` is its group's of ``b``, but for the clock and the frame's header
-    (a push's, a fresh load's, or none)."""
+def _pushed(table_id: int) -> dict[str, dict[str, str]]:
+    screens: dict[str, dict[str, str]] = {}
+    _apply(screens, broadcast.audience_frames(table_id))
+    return screens
+
+
+def _same_but_clock(a: dict[str, dict[str, str]], b: dict[str, str]) -> None:
+    """Every screen of ``a`` is its group's rendering alone in ``b``, region by region, but for
+    the clock and the frame's header (a push's, a fresh load's, or none)."""
     import re
 
-    now = re.compile(r' data-now="[^"]*"|<div id="table-frame"[^>]*></div>')
-    assert {g: now.sub("", x) for g, x in a.items()} == {g: now.sub("", b[g]) for g in a}
+    now = re.compile(r' data-now="[^"]*"')
+
+    def clean(screen: dict[str, str]) -> dict[str, str]:
+        return {k: now.sub("", v) for k, v in screen.items() if k != "table-frame"}
+
+    assert {g: clean(x) for g, x in a.items()} == {g: clean(regions(b[g])) for g in a}
 
 
 def test_queries_per_push_are_pinned(django_assert_max_num_queries):
@@ -75,7 +96,7 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
     services.hand_start(table_id=table.pk)
     with django_assert_max_num_queries(MAX_QUERIES_PER_PUSH):
         frames = broadcast.audience_frames(table.pk)
-    assert len(frames) == 5  # one per seat; nobody watches, so no public frame
+    assert len(frames) == 6  # one per seat, and the public one with their shared regions
     # the push of a service that just wrote the table reads only the languages
     locked = Table.objects.select_related("room").get(pk=table.pk)  # as the services lock it
     hand = table_current_hand(table=locked)
@@ -87,7 +108,7 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
         state=hand_state(hand),
     )
     with django_assert_max_num_queries(MAX_QUERIES_KNOWN):
-        assert len(broadcast.audience_frames(table.pk, known=known)) == 5
+        assert len(broadcast.audience_frames(table.pk, known=known)) == 6
 
 
 def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_commit_callbacks):
@@ -104,13 +125,15 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_co
 
     SpectatorPresence.objects.create(table=table, user=make_player(), channel_name="watcher")
     services.hand_start(table_id=table.pk)
+    screens: dict[str, dict[str, str]] = {}  # each page, by region, as the pushes left it
     for _ in range(400):
         alone = _alone(table.pk, monkeypatch)
         pushed = _pushed(table.pk)
         assert pushed.keys() == alone.keys()
         _same_but_clock(pushed, alone)
-        if sent:  # the last push: to every audience, or a sealed step's decider alone
-            _same_but_clock({group: event["html"] for group, event in sent[-1]}, alone)
+        while sent:  # the pushes: to every audience, or a sealed step's decider alone
+            _apply(screens, sent.pop(0))
+        _same_but_clock(screens, alone)
         hand = active_hand(table)
         if hand is None:
             break
