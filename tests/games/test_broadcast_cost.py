@@ -83,7 +83,9 @@ def _same_but_clock(a: dict[str, dict[str, str]], b: dict[str, str]) -> None:
     def clean(screen: dict[str, str]) -> dict[str, str]:
         return {k: now.sub("", v) for k, v in screen.items() if k != "table-frame"}
 
-    assert {g: clean(x) for g, x in a.items()} == {g: clean(regions(b[g])) for g in a}
+    fresh = {g: clean(regions(b[g])) for g in a}
+    # what rides along (#table-club between hands, notices) is no part of a rendering alone
+    assert {g: clean({k: x[k] for k in fresh[g] if k in x}) for g, x in a.items()} == fresh
 
 
 def test_queries_per_push_are_pinned(django_assert_max_num_queries):
@@ -111,7 +113,8 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
         assert len(broadcast.audience_frames(table.pk, known=known)) == 6
 
 
-def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_commit_callbacks):
+@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
+def test_a_push_renders_each_audience_as_alone(monkeypatch):
     """Pushes reuse renderings of earlier pushes and other audiences, and a service's push
     what the service just wrote: over a whole hand, each audience's frame, as sent after a
     move and as read back from the database, is what rendering it alone from scratch gives."""
@@ -131,20 +134,62 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_co
         pushed = _pushed(table.pk)
         assert pushed.keys() == alone.keys()
         _same_but_clock(pushed, alone)
+        assert sent
         while sent:  # the pushes: to every audience, or a sealed step's decider alone
             _apply(screens, sent.pop(0))
+        assert screens.keys() == alone.keys()
         _same_but_clock(screens, alone)
         hand = active_hand(table)
         if hand is None:
             break
         state = hand_state(hand)
         seat = next(s for s in waiting_seats(state) if s in users)
-        with django_capture_on_commit_callbacks(execute=True):
-            services.hand_submit_action(
-                hand_id=hand.pk,
-                user=users[seat],
-                action=client_action(state, seat),
-                expected_version=hand.version,
-            )
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[seat],
+            action=client_action(state, seat),
+            expected_version=hand.version,
+        )
     else:
         raise AssertionError("the hand did not end")
+
+
+@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
+def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
+    """In play a move changes the own regions (hand, controls) of the mover and of the next to
+    act: the others get the public frame alone, every seat the same one."""
+    from games.engine.combos import BOMB_KINDS
+
+    sent: list[list] = []
+    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    humans = [make_player() for _ in range(3)]
+    table = seated_table(make_room("classic3"), humans)
+    users = dict(enumerate(humans))
+    services.hand_start(table_id=table.pk)
+    checked = 0
+    for _ in range(200):
+        hand = active_hand(table)
+        if hand is None:
+            break
+        state = hand_state(hand)
+        (mover,) = waiting_seats(state)
+        sent.clear()
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[mover],
+            action=client_action(state, mover),
+            expected_version=hand.version,
+        )
+        (push,) = sent
+        groups = [group for group, _event in push]
+        assert groups[-1] == broadcast.public_group(table.pk)  # once, after the own frames
+        hand.refresh_from_db()
+        after = hand_state(hand)
+        bomb = after.plays and after.plays[-1].combo.kind in BOMB_KINDS  # every stake moves
+        if state.phase != "play" or after.phase != "play" or after.finished or bomb:
+            continue
+        (following,) = waiting_seats(after)
+        changed = {broadcast.user_group(table.pk, users[s].pk) for s in (mover, following)}
+        assert set(groups[:-1]) == changed, (mover, following)
+        checked += 1
+    assert checked > 5
