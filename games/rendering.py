@@ -1144,6 +1144,44 @@ def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
     return False
 
 
+# What only the shared regions show of a view: a seat's own regions read none of it while the
+# seat has nothing to decide (its choices, hints and lead need it to be asked).
+_SHARED_ONLY_KEYS = frozenset(
+    (
+        "turn",
+        "waiting",
+        "hand_counts",
+        "trick",
+        "plays",
+        "top",
+        "leader",
+        "autoplay",
+        "reports",
+        "multiplier",
+        "bids",
+        "doubles",
+        "reveals",
+        "grabs",
+        "grab_count",
+    )
+)
+
+
+def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | None:
+    """Whether a seat's own regions changed since ``snapshot.before``, where that is cheap to
+    tell from its views (None: compare its regions). A seat asked to decide before the push
+    or after it has: it decided, or its controls came. One asked neither time whose view
+    differs only in what the shared regions show has not: most seats of most pushes."""
+    before, after = snapshot.before, snapshot.state
+    if before is None or after is None or not _held_seat(snapshot.holders, seat, user):
+        return None
+    views = [view_for(state, seat) for state in (before, after)]
+    if any(seat in view["waiting"] for view in views):
+        return True
+    old, new = ({k: v for k, v in view.items() if k not in _SHARED_ONLY_KEYS} for view in views)
+    return None if old != new else False
+
+
 @dataclass
 class PushRendering:
     """One push of a table state: the shared regions once per language, a spectator's own
@@ -1197,7 +1235,10 @@ def render_push(
                     snapshot=snapshot,
                     hints=False,
                 )
-                if before is not None:
+                moved = None if before is None else _seat_moved(snapshot, seat, user)
+                if moved is False:
+                    continue
+                if before is not None and moved is None:
                     old = table_context(
                         table=table,
                         hand=hand,
