@@ -20,7 +20,9 @@
    of order). A push of the version shown (a sealed step's decider sees his own choice under
    the step's version) or of the next one is taken; a push further ahead means one was lost on
    the way: it is dropped and the page asks for a resync, whose full screen heals the gap. The
-   first state after a (re)connect is always taken. */
+   first state after a (re)connect is always taken. A version's push may be two frames (the
+   public one with the shared regions, and this seat's own regions when they changed): taken
+   in either order, as the second is of the version then shown. */
 (function () {
   "use strict";
 
