@@ -1227,6 +1227,9 @@ def render_push(
         with translation.override(language):
             contexts: list[tuple[int, dict[str, Any]]] = []
             for seat, user in group:
+                moved = None if before is None else _seat_moved(snapshot, seat, user)
+                if moved is False:
+                    continue
                 ctx = table_context(
                     table=table,
                     hand=hand,
@@ -1235,9 +1238,6 @@ def render_push(
                     snapshot=snapshot,
                     hints=False,
                 )
-                moved = None if before is None else _seat_moved(snapshot, seat, user)
-                if moved is False:
-                    continue
                 if before is not None and moved is None:
                     old = table_context(
                         table=table,
