@@ -8,6 +8,11 @@ process's CPU clock. ``--profile`` / ``--profile-service`` print the dearest fun
   .venv/bin/python bench/push_cost.py --hands 20
   .venv/bin/python bench/push_cost.py --hands 20 --database postgres://postgres@127.0.0.1/ddz
   .venv/bin/python bench/push_cost.py --hands 5 --profile --sort tottime
+  .venv/bin/python bench/push_cost.py --hands 5 --tree /work/wt-push-base   # another tree's code
+
+Per action it also prints the region renderings made (memo misses: templates actually run) and
+the bytes each socket at the table is sent: five seats and ``--spectators`` spectators (a
+public frame as the consumer picks from it, whichever of the two frame formats the tree uses).
 """
 
 from __future__ import annotations
@@ -20,7 +25,31 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+REGION_FILES = {
+    f"games/table/{name}.html"
+    for name in ("status", "seats", "trick", "hand", "controls", "result", "club")
+}
+
+
+def socket_bytes(frames: list, seated: dict[int, str], spectators: list[str]) -> int:
+    """The bytes (UTF-8) one push sends every socket of the table: a user group's frame to that
+    user; a public frame to the spectators (its rendering in their language, and their own
+    regions where the frame carries them apart) and, where it names the seated users'
+    languages, to them too (its shared regions)."""
+    total = 0
+    for group, event in frames:
+        if not group.endswith(".public"):
+            total += len(event["html"].encode())
+            continue
+        by_language = event.get("html_by_language") or {}
+        watcher = event.get("watcher_by_language") or {}
+        for language in spectators:
+            html = by_language.get(language, event["html"])
+            total += len((html + watcher.get(language, "")).encode())
+        for uid, language in (event.get("seated_languages") or {}).items():
+            if int(uid) in seated:
+                total += len(by_language.get(language, event["html"]).encode())
+    return total
 
 
 def main() -> None:
@@ -33,7 +62,10 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile the pushes")
     parser.add_argument("--sort", default="cumulative", help="profile order (pstats key)")
     parser.add_argument("--profile-service", action="store_true", help="profile the service")
+    parser.add_argument("--spectators", type=int, default=1, help="spectators watching")
+    parser.add_argument("--tree", default=str(ROOT), help="the source tree whose code is run")
     args = parser.parse_args()
+    sys.path.insert(0, args.tree)
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ddz_site.settings")
     os.environ["DEBUG"] = "0"  # as served: no query log
@@ -51,6 +83,7 @@ def main() -> None:
     # no setup_test_environment(): its template instrumentation would be timed too
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
 
+    import games
     from games import broadcast, services
     from games.engine.hand import waiting_seats
     from games.selectors import hand_state
@@ -62,13 +95,36 @@ def main() -> None:
         seated_table,
     )
 
+    assert Path(games.__file__).resolve().is_relative_to(Path(args.tree).resolve())
+    from django.template import base as template_base
+
+    from club.models import SpectatorPresence
+
+    renderings = 0
+    template_render = template_base.Template.render
+
+    def counted(self, context):  # type: ignore[no-untyped-def]
+        nonlocal renderings
+        if getattr(self.origin, "template_name", None) in REGION_FILES:
+            renderings += 1
+        return template_render(self, context)
+
+    template_base.Template.render = counted
     pushes: list[list] = []
     broadcast.send_frames = pushes.append  # keep the frames; no channel layer in this bench
     room = make_room(args.variant)
     humans = [make_player() for _ in range(5)]
     table = seated_table(room, humans)
     users = dict(enumerate(humans))
+    for n in range(args.spectators):
+        SpectatorPresence.objects.create(table=table, user=make_player(), channel_name=f"w{n}")
+    seated = {u.pk: "zh-hans" for u in humans}
+    spectators = ["zh-hans"] * args.spectators
+    sockets = len(seated) + len(spectators)
+    renderings_per_action: list[float] = []
+    bytes_per_socket: list[float] = []
     service_ms: list[float] = []
+    action_ms: list[float] = []
     push_ms: list[float] = []
     frame_bytes: list[int] = []
     profiler = None
@@ -95,7 +151,7 @@ def main() -> None:
         if service_profiler:
             service_profiler.enable()
         push_ms.append((time.process_time() - start) * 1000)
-        frame_bytes.append(sum(len(str(event)) for _, event in frames))
+        frame_bytes.append(socket_bytes(frames, seated, spectators))
 
     broadcast.table_changed = timed_push
     for _ in range(args.hands):
@@ -104,6 +160,7 @@ def main() -> None:
             state = hand_state(hand)
             seat = next(s for s in waiting_seats(state) if s in users)
             pushed_before = len(push_ms)
+            rendered_before = renderings
             start = time.process_time()
             if service_profiler:
                 service_profiler.enable()
@@ -117,6 +174,9 @@ def main() -> None:
                 service_profiler.disable()
             total = (time.process_time() - start) * 1000
             service_ms.append(total - sum(push_ms[pushed_before:]))
+            action_ms.append(total)
+            renderings_per_action.append(renderings - rendered_before)
+            bytes_per_socket.append(sum(frame_bytes[pushed_before:]) / sockets)
     broadcast.table_changed = original_changed
 
     def line(name: str, values: list[float]) -> str:
@@ -129,9 +189,18 @@ def main() -> None:
 
     where = "PostgreSQL" if args.database else "SQLite"
     print(f"{args.variant}, {args.hands} hands, {where}, in-process")
+    print(f"{sockets} sockets ({args.spectators} spectators), tree {args.tree}")
     print(line("service", service_ms))
     print(line("push", push_ms))
-    print(f"{'frames':>10}: mean {statistics.fmean(frame_bytes) / 1024:.1f} KiB per push")
+    print(line("action", action_ms))
+    print(
+        f"{'renders':>10}: mean {statistics.fmean(renderings_per_action):.1f} region renderings"
+        " per action (memo misses)"
+    )
+    print(
+        f"{'bytes':>10}: mean {statistics.fmean(bytes_per_socket) / 1024:.2f} KiB per socket"
+        f" per action (p50 {statistics.median(bytes_per_socket) / 1024:.2f})"
+    )
     if profiler:
         import pstats
 

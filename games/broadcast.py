@@ -1,18 +1,24 @@
 """Push a table's new state to everyone watching it, each audience its own rendering.
 
 Groups (names: ASCII, dots, under 100 characters):
-  ``table.<id>.user.<uid>``  every socket of that user at that table; a seated user's frames are
-                             rendered for his seat (``view_for``) and go to him alone.
-  ``table.<id>.public``      every socket at the table; frames rendered from ``public_view``.
-A seated user's socket is in both groups and drops the public frame (the event names the seated
-users), so a seat's hidden cards never travel through a shared group, and a seat group can never
-reach the next occupant of that seat.
+  ``table.<id>.user.<uid>``  every socket of that user at that table: his seat's own regions
+                             (hand, controls, result, rendered from ``view_for``), him alone.
+  ``table.<id>.public``      every socket at the table, seated ones included: the shared regions
+                             (status, seats, trick), rendered once per language read at the table
+                             from ``public_view``, and a spectator's own regions, which a seated
+                             user's socket leaves out (the event names the seated users).
+A seat's hidden cards never travel through the shared group, and a seat group can never reach
+the next occupant of that seat. A seat is sent its own regions only when they changed (decided
+from the state before and after the push, from what that seat may know alone), so how many
+frames it gets tells it nothing of the others; every socket gets the one public frame.
 
 Every state frame starts with ``frame_header``: the table's version, and whether it is a full
-screen (a connect's or a resync's) or a push. The page takes a push of the version it shows or
-the next one; a push further ahead means one was lost (a full queue drops a message), and the
-page asks for a resync instead (static/games/reconnect.js). A sealed step's decisions move no
-table version: a decider's own frames inside it keep the step's, which is no gap.
+screen (a connect's or a resync's, every region) or a push (``part``: the public frame or a
+seat's own). The page takes a push of the version it shows or the next one, so a version's two
+frames in either order; a push further ahead means one was lost (a full queue drops a
+message), and the page asks for a resync instead (static/games/reconnect.js). A sealed step's
+decisions move no table version: a decider's own frames inside it keep the step's, which is no
+gap.
 
 Called after commit only (``transaction.on_commit`` in games/services.py).
 """
@@ -64,10 +70,15 @@ def remember_server_loop(loop: asyncio.AbstractEventLoop) -> None:
         _server_loop = loop
 
 
-def frame_header(*, version: int, full: bool) -> str:
+PUBLIC = "public"
+OWN = "seat"
+
+
+def frame_header(*, version: int, full: bool, part: str = PUBLIC) -> str:
+    extra = "" if full else f' data-part="{part}"'
     return (
         f'<div id="table-frame" hidden data-version="{int(version)}"'
-        f' data-full="{1 if full else 0}"></div>'
+        f' data-full="{1 if full else 0}"{extra}></div>'
     )
 
 
@@ -76,12 +87,11 @@ def render_for(
 ) -> str:
     """All screen regions of ``table`` for one audience (``seat_index`` None: spectators), in
     the language its pushes use: a seat its player's stored one, a spectator ``language``."""
-    from games.rendering import render_audiences
+    from games.rendering import render_screen
 
-    spoken = language if seat_index is None else None
-    html = render_audiences(
-        table=table, hand=hand, audiences=[(seat_index, user)], languages=[spoken]
-    )[0]
+    html = render_screen(
+        table=table, hand=hand, seat_index=seat_index, user=user, language=language
+    )
     return frame_header(version=table.version, full=True) + html
 
 
@@ -96,11 +106,15 @@ def audience_frames(
     *,
     known: TableSnapshot | None = None,
     only_seats: tuple[int, ...] | None = None,
+    every_seat: bool = False,
 ) -> list[tuple[str, dict[str, Any]]]:
-    """(group, event) for every audience of the table's current state: read from the
-    database, or ``known`` (what the service that just committed it holds). ``only_seats``:
-    for the players of these seats alone (no spectator frame)."""
-    from games.rendering import render_audiences, table_snapshot
+    """(group, event) of one push of the table's current state: read from the database, or
+    ``known`` (what the service that just committed it holds). The seats' own frames come
+    first, the public frame last, so a socket has its seat's regions of a version by the time
+    that version's shared ones arrive. ``only_seats``: the own regions of these seats' players
+    alone (a sealed step's deciders: nothing public moved). ``every_seat``: every seat is sent
+    its own regions, changed or not (what rides in the same frames changed for everyone)."""
+    from games.rendering import render_push, table_snapshot
 
     if known is None:
         table = selectors.table_get(table_id=table_id)
@@ -108,51 +122,64 @@ def audience_frames(
             return []
         hand = selectors.table_current_hand(table=table)
         known = table_snapshot(table=table, hand=hand)
-    table, hand, seats = known.table, known.hand, known.seats
+    table = known.table
     seated = [
-        s for s in seats if s.user_id is not None and (only_seats is None or s.index in only_seats)
+        s
+        for s in known.seats
+        if s.user_id is not None
+        and not (s.is_bot or s.user.is_bot)  # no socket reads a bot's regions
+        and (only_seats is None or s.index in only_seats)
     ]
-
-    # Spectators share one group whatever they read: the public frame carries one rendering
-    # per language its spectators read, and each socket sends its reader's. Read after the
-    # table: a spectator who arrives later reads a state at least as new on connecting.
+    # Read after the table: a spectator who arrives later reads a state at least as new on
+    # connecting.
     players, spectators = hooks.push_languages(
         table_id=table.pk, seated_user_ids=[s.user_id for s in seated]
     )
-    spoken = sorted(spectators) if only_seats is None else []
-    htmls = render_audiences(
-        table=table,
-        hand=hand,
-        audiences=[(seat.index, seat.user) for seat in seated] + [(None, None)] * len(spoken),
-        languages=[players.get(seat.user_id) for seat in seated] + spoken,
+    spoken = {s.user_id: players.get(s.user_id) or settings.LANGUAGE_CODE for s in seated}
+    public = only_seats is None
+    push = render_push(
         snapshot=known,
+        players=[(s.index, s.user, spoken[s.user_id]) for s in seated],
+        languages=spoken.values() if public else (),
+        watcher_languages=spectators if public else (),
+        every_seat=every_seat or not public,
     )
-    header = frame_header(version=table.version, full=False)
-    htmls = [header + html for html in htmls]
     frames: list[tuple[str, dict[str, Any]]] = []
-    for seat, html in zip(seated, htmls, strict=False):
+    own_header = frame_header(version=table.version, full=False, part=OWN)
+    for seat in seated:
+        html = push.own.get(seat.index)
+        if html is None:
+            continue
         # the language it was rendered in: what rides in the same frame (games.private's
         # #table-club) is rendered in it too
-        language = players.get(seat.user_id) or settings.LANGUAGE_CODE
-        event = {"type": EVENT_TYPE, "html": html, "language": language}
+        event = {"type": EVENT_TYPE, "html": own_header + html, "language": spoken[seat.user_id]}
         frames.append((user_group(table.pk, seat.user_id), event))
-    if not spoken:
+    if not public or not push.shared:  # nobody at the table reads it
         return frames
-    by_language = dict(zip(spoken, htmls[len(seated) :], strict=True))
-    public = {
-        "type": EVENT_TYPE,
-        "html": by_language.get(settings.LANGUAGE_CODE, htmls[-1]),
-        "html_by_language": by_language,
-        "skip_users": [s.user_id for s in seated],
-    }
-    frames.append((public_group(table.pk), public))
+    header = frame_header(version=table.version, full=False)
+    by_language = {language: header + html for language, html in push.shared.items()}
+    frames.append(
+        (
+            public_group(table.pk),
+            {
+                "type": EVENT_TYPE,
+                "html": by_language.get(settings.LANGUAGE_CODE, next(iter(by_language.values()))),
+                "html_by_language": by_language,
+                # a spectator's own regions, after the shared ones: seated users leave them out
+                "watcher_by_language": push.watcher,
+                # the language each seated user's own regions are rendered in (string keys: the
+                # Redis layer's msgpack refuses others)
+                "seated_languages": {str(uid): language for uid, language in spoken.items()},
+            },
+        )
+    )
     return frames
 
 
 async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> None:
-    # in order: a socket in two groups (its user's and the public one) must get its own frame
-    # before the public one it drops, as the tests and clients expect. Both of the project's
-    # layers send a whole push at once (ddz_site/layers.py).
+    # in order: a socket in two groups (its user's and the public one) gets its seat's frame
+    # of a version before that version's public one. Both of the project's layers send a
+    # whole push at once (ddz_site/layers.py).
     await layer.group_send_many(frames)
 
 

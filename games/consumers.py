@@ -320,10 +320,20 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=broadcast.render_error(message=message))
 
     async def table_html(self, event: dict[str, Any]) -> None:
-        """A rendering for this socket's audience (the public one is skipped when seated)."""
+        """A rendering for this socket's audience. A public state frame's shared regions in
+        the language of the seat's own ones (a seated user's), or of this socket (a
+        spectator's, followed by a spectator's own regions)."""
         if self.user.pk in (event.get("skip_users") or ()):
             return
-        html = (event.get("html_by_language") or {}).get(self.language, event["html"])
+        seat_language = (event.get("seated_languages") or {}).get(str(self.user.pk))
+        language = seat_language or self.language
+        by_language = event.get("html_by_language") or {}
+        if language not in by_language:
+            language = settings.LANGUAGE_CODE
+        html = by_language.get(language, event["html"])
+        watcher = event.get("watcher_by_language")
+        if seat_language is None and watcher:
+            html += watcher.get(language) or next(iter(watcher.values()))
         await self.send(text_data=html)
 
     async def table_close_watchers(self, event: dict[str, Any]) -> None:

@@ -585,9 +585,10 @@ def with_club(
     notices: list[str] | None = None,
     force: bool = False,
 ) -> list[tuple[str, dict[str, Any]]]:
-    """The push's frames with the notices appended to each and, between hands (or with
-    ``force``), #table-club rendered for each audience (a user group: that user; the public
-    group: nobody, so never an invite code)."""
+    """The push's frames (``broadcast.audience_frames`` with ``every_seat``) with the notices
+    appended to the public frame's shared regions (everyone's) and, between hands (or with
+    ``force``), #table-club rendered for each audience: a seat's in its own frame, a
+    spectator's (for nobody, so never an invite code) in the public frame's spectator part."""
     from games import broadcast
 
     table = selectors.table_get(table_id=table_id)
@@ -599,25 +600,29 @@ def with_club(
     users = {s.user_id: s.user for s in facts["seats"] if s.user_id} if facts else {}
     tail = "".join(notices or ())
 
-    def extra(user: Any, language: str | None) -> str:
+    def region(user: Any, language: str | None) -> str:
         if not club:
-            return tail
+            return ""
         with translation.override(language or settings.LANGUAGE_CODE):
-            return render_club(table=table, user=user, hand_over=hand_over, facts=facts) + tail
+            return render_club(table=table, user=user, hand_over=hand_over, facts=facts)
 
     out = []
     for group, event in frames:
-        user = None
+        # each rendering in the language of the regions it joins (a seat frame's reader's, a
+        # public frame's one per language), never that of whoever caused the push
         if group != broadcast.public_group(table.pk):
             user = users.get(int(group.rsplit(".", 1)[-1]))
-        # each rendering in the language of the regions it joins (a user frame's reader's, a
-        # public frame's one per language), never that of whoever caused the push
-        extended = {**event, "html": event.get("html", "") + extra(user, event.get("language"))}
-        if "html_by_language" in event:
-            extended["html_by_language"] = {
-                language: html + extra(user, language)
-                for language, html in event["html_by_language"].items()
-            }
+            html = event.get("html", "") + region(user, event.get("language"))
+            out.append((group, {**event, "html": html}))
+            continue
+        extended = {**event, "html": event.get("html", "") + tail}
+        extended["html_by_language"] = {
+            language: html + tail for language, html in event["html_by_language"].items()
+        }
+        extended["watcher_by_language"] = {
+            language: html + region(None, language)
+            for language, html in event["watcher_by_language"].items()
+        }
         out.append((group, extended))
     return out
 

@@ -293,14 +293,19 @@ def cached(key: bytes | None, render: Callable[[], str]) -> str:
     return html
 
 
+def template_key(template: Any, context: dict[str, Any], *, name: str) -> bytes | None:
+    """The memo key of ``template`` (a backend template) rendered with ``context``: equal keys,
+    equal renderings. None when there is no key."""
+    names = template_names(template.template)
+    if names is None:
+        return None
+    return memo_key(context.get, names, scope=name, language=context.get(LANGUAGE_KEY))
+
+
 def render_template(template: Any, context: dict[str, Any], *, name: str) -> str:
     """``template.render(context)`` (a backend template), reusing an identical rendering.
     The context may name its language under ``LANGUAGE_KEY`` (the active one)."""
-    names = template_names(template.template)
-    if names is None:
-        return _render(template, context)
-    key = memo_key(context.get, names, scope=name, language=context.get(LANGUAGE_KEY))
-    return cached(key, lambda: _render(template, context))
+    return cached(template_key(template, context, name=name), lambda: _render(template, context))
 
 
 def _render(template: Any, context: dict[str, Any]) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -33,7 +33,11 @@ from games.engine.state import HandState
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 
-REGIONS = ("status", "seats", "trick", "hand", "controls", "result")
+# Shared regions are rendered from the public view for everyone reading a language; a seat's own
+# regions from its view, for it alone (a spectator's from the public view).
+SHARED_REGIONS = ("status", "seats", "trick")
+OWN_REGIONS = ("hand", "controls", "result")
+REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
 
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
 SUIT_NAMES = {
@@ -430,6 +434,7 @@ def screen_context(
     extras: dict[str, Any] | None = None,
     now: datetime.datetime | None = None,
     players: Sequence[SeatInfo] | None = None,
+    hints: bool = True,
 ) -> dict[str, Any]:
     """Everything the region templates need, from one audience's view dict.
 
@@ -437,7 +442,8 @@ def screen_context(
     bottom it shows is public. ``now`` (default: the clock) is the server time the page's
     countdown is set by; a push gives every audience the same one. ``players``: who played
     each seat of the hand, which names its plays and its result (default: ``seats``, the
-    seats' occupants, who may have changed since the hand ended).
+    seats' occupants, who may have changed since the hand ended). ``hints``: False leaves the
+    hint plays out (``with_hints`` adds them).
     """
     n = view["seats"]
     me = view.get("seat")
@@ -509,8 +515,25 @@ def screen_context(
     hand_cards = card_faces(view.get("hand")) if me is not None else []
     for i, card in enumerate(hand_cards):
         card["key"] = f"{card['code']}-{i}"
-    hints = _hints(state, view) if my_turn else []
+    hint_plays = _hints(state, view) if my_turn and hints else []
     my_role, my_role_badges = _own_role(view)
+    # what the seat knows of itself that the shared regions (the public view's) do not show:
+    # its choice in a sealed step still open, a hidden solo it announced as a call
+    my_pending: list[str] = []
+    if (
+        state is not None
+        and me is not None
+        and phase in flow_for(state.variant).simultaneous_phases
+    ):
+        shown = _seat_decisions(public_view(state), me)
+        my_pending = [d for d in _seat_decisions(view, me) if d not in shown]
+    secret_solo = (
+        state is not None
+        and me is not None
+        and me == view.get("landlord")
+        and view.get("partner_mode") == "hidden_solo"
+        and not state.revealed
+    )
     # a bottom the landlord took face down is his alone: his hand region shows it, so that the
     # status region is the same for every viewer
     bottom = view.get("bottom")
@@ -634,11 +657,13 @@ def screen_context(
         "hand_cards": hand_cards,
         "my_role": my_role,
         "my_role_badges": my_role_badges,
+        "my_pending": my_pending,
+        "my_partner_mode": str(PARTNER_LABELS["hidden_solo"]) if secret_solo else "",
         "hand_rows_m": _phone_row(len(hand_cards)),
         "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
-        "hints_json": json.dumps(hints),
+        "hints_json": json.dumps(hint_plays),
         "my_turn": my_turn,
         "can_play": my_turn and "play" in legal,
         "can_pass": my_turn and "pass" in legal,
@@ -763,6 +788,10 @@ class TableSnapshot:
     now: datetime.datetime
     # user id -> (name, is a bot) of the hand's players who no longer sit at the table
     departed: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    # the hand's state before the writes this snapshot shows (their service had it): a push
+    # sends a seat its own regions only when they changed. None: unknown, every seat is sent
+    # its own regions.
+    before: HandState | None = None
     # language -> the seat panels' facts (their titles are translated), built once per push
     _infos: dict[str, tuple[list[SeatInfo], int]] = field(default_factory=dict, repr=False)
 
@@ -798,6 +827,7 @@ def table_snapshot(
     seats: Sequence[Any] | None = None,
     holders: dict[int, int | None] | None = None,
     state: HandState | None = None,
+    before: HandState | None = None,
 ) -> TableSnapshot:
     """The snapshot of ``table`` and its current ``hand``; what the caller already holds
     (the seats with their users, who held each seat of the hand, the hand's state: a service
@@ -829,6 +859,7 @@ def table_snapshot(
         extras=extras,
         now=timezone.now(),
         departed=_departed(holders, seats),
+        before=before if hand is not None else None,
     )
 
 
@@ -934,9 +965,11 @@ def table_context(
     seat_index: int | None,
     user: Any,
     snapshot: TableSnapshot | None = None,
+    hints: bool = True,
 ) -> dict[str, Any]:
     """The template context of ``table`` for one audience (a seat, or None for spectators).
-    ``snapshot``: the reads shared by every audience of this state (read here when None)."""
+    ``snapshot``: the reads shared by every audience of this state (read here when None).
+    ``hints``: False leaves the hint plays out (``with_hints``)."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     room = table.room
@@ -988,6 +1021,7 @@ def table_context(
             extras=snapshot.extras,
             now=snapshot.now,
             players=snapshot.player_infos(),
+            hints=hints,
         )
     ctx.update(
         {
@@ -1021,19 +1055,56 @@ def _purse(user: Any) -> dict[str, Any] | None:
     return {"beans": user.beans, "title": str(title) if title is not None else ""}
 
 
+def with_hints(ctx: dict[str, Any], state: HandState | None) -> dict[str, Any]:
+    """``ctx`` (built with ``hints=False``) with the hint plays of its seat."""
+    if not ctx.get("my_turn") or ctx.get("view") is None:
+        return ctx
+    return {**ctx, "hints_json": json.dumps(_hints(state, ctx["view"]))}
+
+
 def render_regions(ctx: dict[str, Any], *, oob: bool = True) -> str:
+    """Every region from one context (a screen of one view: the tests' and the states' pages)."""
+    return _render_names(ctx, REGIONS, oob=oob)
+
+
+def _render_names(
+    ctx: dict[str, Any], names: Sequence[str], *, oob: bool = True, request: Any = None
+) -> str:
     ctx = {**ctx, "oob": oob}
-    return "".join(render_to_string(f"games/table/{name}.html", ctx) for name in REGIONS)
+    return "".join(
+        render_to_string(f"games/table/{name}.html", ctx, request=request) for name in names
+    )
+
+
+def page_regions(*, own: dict[str, Any], request: Any) -> dict[str, str]:
+    """The regions of a page load by name: its own from ``own`` (its ``table_context``), the
+    shared ones from the public view of the same state, as its pushes show them."""
+    public = table_context(table=own["table"], hand=own["hand"], seat_index=None, user=None)
+    out = {
+        name: _render_names(public, [name], oob=False, request=request) for name in SHARED_REGIONS
+    }
+    out.update(
+        {name: _render_names(own, [name], oob=False, request=request) for name in OWN_REGIONS}
+    )
+    return out
 
 
 def render_table_regions(*, table: Any, hand: Any, seat_index: int | None, user: Any) -> str:
     """Every region of the screen for one audience, each root swapped in by id (oob)."""
-    return render_regions(table_context(table=table, hand=hand, seat_index=seat_index, user=user))
+    return render_screen(table=table, hand=hand, seat_index=seat_index, user=user)
 
 
 # --------------------------------------------------------------------------- one push
-def render_regions_shared(contexts: Sequence[dict[str, Any]], *, oob: bool = True) -> list[str]:
-    """``render_regions`` of each context; a region whose inputs are those of a rendering
+def _memo_context(ctx: dict[str, Any], *, oob: bool, language: str) -> dict[str, Any]:
+    from games import render_cache
+
+    return {**ctx, "oob": oob, render_cache.LANGUAGE_KEY: language}
+
+
+def render_regions_shared(
+    contexts: Sequence[dict[str, Any]], *, names: Sequence[str] = REGIONS, oob: bool = True
+) -> list[str]:
+    """The ``names`` regions of each context; a region whose inputs are those of a rendering
     already made (for another audience, or in an earlier push) is not rendered again."""
     from django.template.loader import get_template
 
@@ -1041,60 +1112,178 @@ def render_regions_shared(contexts: Sequence[dict[str, Any]], *, oob: bool = Tru
 
     out: list[list[str]] = [[] for _ in contexts]
     language = get_language()
-    for name in REGIONS:
+    for name in names:
         path = f"games/table/{name}.html"
         template = get_template(path)
         for i, ctx in enumerate(contexts):
-            ctx = {**ctx, "oob": oob, render_cache.LANGUAGE_KEY: language}
-            out[i].append(render_cache.render_template(template, ctx, name=path))
+            memo = _memo_context(ctx, oob=oob, language=language)
+            out[i].append(render_cache.render_template(template, memo, name=path))
     return ["".join(parts) for parts in out]
 
 
-def render_audiences(
+def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether a seat's own regions read anything different in ``after`` than in ``before``
+    (two contexts of its seat, built with ``hints=False``): decided from the values its
+    templates read, as the render memo keys them, so it depends on what that seat may know
+    and nothing else."""
+    from django.template.loader import get_template
+
+    from games import render_cache
+
+    language = get_language()
+    for name in OWN_REGIONS:
+        path = f"games/table/{name}.html"
+        keys = [
+            render_cache.template_key(
+                get_template(path), _memo_context(ctx, oob=True, language=language), name=path
+            )
+            for ctx in (before, after)
+        ]
+        if keys[0] is None or keys[0] != keys[1]:
+            return True
+    return False
+
+
+# What only the shared regions show of a view: a seat's own regions read none of it while the
+# seat has nothing to decide (its choices, hints and lead need it to be asked).
+_SHARED_ONLY_KEYS = frozenset(
+    (
+        "turn",
+        "waiting",
+        "hand_counts",
+        "trick",
+        "plays",
+        "top",
+        "leader",
+        "autoplay",
+        "reports",
+        "multiplier",
+        "bids",
+        "doubles",
+        "reveals",
+        "grabs",
+        "grab_count",
+    )
+)
+
+
+def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | None:
+    """Whether a seat's own regions changed since ``snapshot.before``, where that is cheap to
+    tell from its views (None: compare its regions). A seat asked to decide before the push
+    or after it has: it decided, or its controls came. One asked neither time whose view
+    differs only in what the shared regions show has not: most seats of most pushes."""
+    before, after = snapshot.before, snapshot.state
+    if before is None or after is None or not _held_seat(snapshot.holders, seat, user):
+        return None
+    views = [view_for(state, seat) for state in (before, after)]
+    if any(seat in view["waiting"] for view in views):
+        return True
+    old, new = ({k: v for k, v in view.items() if k not in _SHARED_ONLY_KEYS} for view in views)
+    return None if old != new else False
+
+
+@dataclass
+class PushRendering:
+    """One push of a table state: the shared regions once per language, a spectator's own
+    regions per language its spectators read, and the own regions of the seats sent theirs."""
+
+    shared: dict[str, str]
+    watcher: dict[str, str]
+    own: dict[int, str]
+
+
+def render_push(
+    *,
+    snapshot: TableSnapshot,
+    players: Sequence[tuple[int, Any, str]],
+    languages: Iterable[str],
+    watcher_languages: Iterable[str],
+    every_seat: bool = False,
+) -> PushRendering:
+    """The renderings of one push of ``snapshot``. ``players``: (seat index, user, language)
+    of the seats that may be sent their own regions; each is sent them when they changed since
+    ``snapshot.before`` (always when it is None, or with ``every_seat``). ``languages``: what
+    the shared regions are rendered in (everybody's at the table)."""
+    table, hand = snapshot.table, snapshot.hand
+    watching = set(watcher_languages)
+    shared: dict[str, str] = {}
+    watcher: dict[str, str] = {}
+    for language in sorted(set(languages) | watching):
+        with translation.override(language):
+            public = table_context(
+                table=table, hand=hand, seat_index=None, user=None, snapshot=snapshot
+            )
+            shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
+            if language in watching:
+                watcher[language] = render_regions_shared([public], names=OWN_REGIONS)[0]
+    before = None
+    if snapshot.before is not None and not every_seat:
+        before = replace(snapshot, before=None, state=snapshot.before)
+    by_language: dict[str, list[tuple[int, Any]]] = {}
+    for seat, user, language in players:
+        by_language.setdefault(language, []).append((seat, user))
+    own: dict[int, str] = {}
+    for language, group in by_language.items():
+        with translation.override(language):
+            contexts: list[tuple[int, dict[str, Any]]] = []
+            for seat, user in group:
+                moved = None if before is None else _seat_moved(snapshot, seat, user)
+                if moved is False:
+                    continue
+                ctx = table_context(
+                    table=table,
+                    hand=hand,
+                    seat_index=seat,
+                    user=user,
+                    snapshot=snapshot,
+                    hints=False,
+                )
+                if before is not None and moved is None:
+                    old = table_context(
+                        table=table,
+                        hand=hand,
+                        seat_index=seat,
+                        user=user,
+                        snapshot=before,
+                        hints=False,
+                    )
+                    if not own_regions_changed(old, ctx):
+                        continue
+                contexts.append((seat, with_hints(ctx, snapshot.state)))
+            htmls = render_regions_shared([c for _s, c in contexts], names=OWN_REGIONS)
+            own.update((seat, html) for (seat, _c), html in zip(contexts, htmls, strict=True))
+    return PushRendering(shared=shared, watcher=watcher, own=own)
+
+
+def render_screen(
     *,
     table: Any,
     hand: Any,
-    audiences: Sequence[tuple[int | None, Any]],
-    languages: Sequence[str | None] | None = None,
+    seat_index: int | None,
+    user: Any,
+    language: str | None = None,
     snapshot: TableSnapshot | None = None,
-) -> list[str]:
-    """Every region for each (seat index or None, user) audience of one table state, from one
-    snapshot of the database (read here when None).
-
-    Each audience reads its ``languages`` entry; where that is None, a seat reads its
-    player's stored language and a spectator the club's default."""
+) -> str:
+    """Every region for one audience (a full screen) as its pushes show them: a seat reads its
+    player's stored language, a spectator ``language`` (the club's default when None)."""
     from games.hooks import hooks
 
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
-    chosen = list(languages) if languages is not None else [None] * len(audiences)
-    players = [
-        user.pk
-        for (seat, user), language in zip(audiences, chosen, strict=True)
-        if language is None and seat is not None and user is not None
-    ]
-    stored = hooks.languages_of(user_ids=players) if players else {}
-    by_language: dict[str, list[int]] = {}
-    for i, ((seat, user), language) in enumerate(zip(audiences, chosen, strict=True)):
-        if language is None and seat is not None and user is not None:
-            language = stored.get(user.pk)
-        by_language.setdefault(language or settings.LANGUAGE_CODE, []).append(i)
-    out: list[str] = [""] * len(audiences)
-    for language, indices in by_language.items():
-        with translation.override(language):
-            contexts = [
-                table_context(
-                    table=table,
-                    hand=hand,
-                    seat_index=audiences[i][0],
-                    user=audiences[i][1],
-                    snapshot=snapshot,
-                )
-                for i in indices
-            ]
-            for i, html in zip(indices, render_regions_shared(contexts), strict=True):
-                out[i] = html
-    return out
+    if seat_index is not None and user is not None:
+        language = hooks.languages_of(user_ids=[user.pk]).get(user.pk)
+    language = language or settings.LANGUAGE_CODE
+    players = [] if seat_index is None else [(seat_index, user, language)]
+    watchers = [language] if seat_index is None else []
+    push = render_push(
+        snapshot=snapshot,
+        players=players,
+        languages=[language],
+        watcher_languages=watchers,
+        every_seat=True,
+    )
+    own = push.watcher[language] if seat_index is None else push.own[seat_index]
+    return push.shared[language] + own
 
 
 def render_error(*, message: str) -> str:

@@ -136,6 +136,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     ctx = rendering.table_context(table=table, hand=hand, seat_index=view_seat, user=request.user)
     ctx["oob"] = False
     ctx["seated"] = _seat is not None
+    ctx["regions"] = rendering.page_regions(own=ctx, request=request)
     return render(request, "games/table.html", ctx)
 
 

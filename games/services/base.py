@@ -108,6 +108,10 @@ def broadcast_on_commit(
             if getattr(existing, "ddz_table_id", None) == table_id:
                 existing.ddz_notices.extend(notices or ())
                 existing.ddz_club = existing.ddz_club or club
+                if known is not None:
+                    # the state before this call's writes is not the state before the
+                    # transaction's first: the push sends every seat its own regions
+                    known.before = None
                 existing.ddz_known = known
                 existing.ddz_coalesce = existing.ddz_coalesce and coalesce
                 if existing.ddz_only is not None:
@@ -135,7 +139,7 @@ def broadcast_on_commit(
                 return
             from games.private import with_club
 
-            frames = broadcast.audience_frames(table_id, known=known)
+            frames = broadcast.audience_frames(table_id, known=known, every_seat=True)
             broadcast.send_frames(
                 with_club(table_id, frames, notices=send.ddz_notices, force=send.ddz_club)
             )

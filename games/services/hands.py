@@ -423,6 +423,7 @@ class HandRun:
         self.start_version = self.hand.version
         self.start_public = self.state.public_version
         self.start_phase = self.state.phase
+        self.start_state = self.state
         if self.seats is None:
             self.seats = selectors.table_seats(table=self.table)
 
@@ -559,6 +560,7 @@ class HandRun:
             seats=self.seats,
             holders=self.holders,
             state=self.state,
+            before=None if self.fresh else self.start_state,
         )
 
     def _sync_seat_autoplay(self) -> None:

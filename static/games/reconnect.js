@@ -20,7 +20,9 @@
    of order). A push of the version shown (a sealed step's decider sees his own choice under
    the step's version) or of the next one is taken; a push further ahead means one was lost on
    the way: it is dropped and the page asks for a resync, whose full screen heals the gap. The
-   first state after a (re)connect is always taken. */
+   first state after a (re)connect is always taken. A version's push may be two frames (the
+   public one with the shared regions, and this seat's own regions when they changed): taken
+   in either order, as the second is of the version then shown. */
 (function () {
   "use strict";
 
@@ -110,8 +112,26 @@
     if (ev.detail && ev.detail.socketWrapper) wrapper = ev.detail.socketWrapper;
   });
 
-  document.addEventListener("htmx:wsAfterMessage", function () {
+  // A seat's own frame is sent only when its regions change, so its loss shows at no version:
+  // the page checks its own card count, in the shared seat panels, against its hand region
+  // after each push and asks for the full screen once per version when they disagree.
+  var checkedVersion = null;
+
+  function ownRegionsStale() {
+    var hand = document.getElementById("table-hand");
+    if (!hand || !hand.dataset.me) return false;
+    var count = document.querySelector(
+      '#table-seats .seat[data-seat="' + hand.dataset.me + '"] .seat-count b');
+    return !!count && count.textContent !== hand.dataset.handSize;
+  }
+
+  document.addEventListener("htmx:wsAfterMessage", function (ev) {
     if (watchdog) { clearTimeout(watchdog); watchdog = null; }
+    var message = ev.detail && ev.detail.message;
+    if (typeof message !== "string" || message.indexOf('data-part="public"') < 0) return;
+    if (checkedVersion === shownVersion || !ownRegionsStale()) return;
+    checkedVersion = shownVersion;
+    askResync();
   });
 
   document.addEventListener("htmx:wsClose", function (ev) {

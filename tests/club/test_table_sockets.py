@@ -23,6 +23,7 @@ from tests.games.table_helpers import (
     make_room,
     play_over_sockets,
     seated_table,
+    table_version,
 )
 from tests.games.test_leaks import _views, check_frame
 
@@ -58,8 +59,9 @@ async def test_a_spectator_never_sees_a_hidden_card_over_a_whole_hand(variant):
     seats, watching = await _open(table_id, users, watchers)
     watcher = watching[0]
     await db(services.hand_start)(table_id=table_id)
+    dealt = await db(table_version)(table_id)
     for s in [*seats.values(), watcher]:
-        await s.expect(1)
+        await s.reach(dealt)
     checked = 0
     step = 0
 

@@ -126,7 +126,9 @@ def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
 
 ORIGIN = [(b"origin", b"http://localhost")]
 VERSION_RE = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
-FRAME_RE = re.compile(r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"')
+FRAME_RE = re.compile(
+    r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"(?: data-part="(\w+)")?'
+)
 # what differs between two renderings of one state: the server's clock
 VOLATILE_RE = re.compile(r' data-now="[^"]*"')
 # regions a fresh load does not compare: the frame's own header, the sender's last error
@@ -241,6 +243,9 @@ class Socket:
         # the page: what it shows by region, the table version of that, and its resyncs
         self.screen: dict[str, str] = {}
         self.shown: int | None = None
+        # the version of the shared regions on screen (a full screen's or a public frame's): a
+        # push sends a seat's own frame of a version before its public one
+        self.shared: int | None = None
         self.resyncs = 0
         self.comm = WebsocketCommunicator(
             URLRouter(websocket_urlpatterns), f"/ws/table/{table_id}/", headers=ORIGIN
@@ -274,11 +279,14 @@ class Socket:
                 await self.send({"intent": "resync"})
                 return
             self.shown = version
+            if found[3] != "seat":
+                self.shared = version
         self.screen.update(regions(html))
 
     async def reach(self, version: int) -> None:
-        """Take frames until the page shows at least the table's ``version``."""
-        while self.shown is None or self.shown < version:
+        """Take frames until the page shows at least the table's ``version``, with its shared
+        regions (and so the own regions sent before them)."""
+        while self.shared is None or self.shared < version:
             await self.expect(1)
 
     async def quiet(self) -> bool:

@@ -15,6 +15,7 @@ from tests.games.table_helpers import (
     client_action,
     make_player,
     make_room,
+    regions,
     seated_table,
 )
 
@@ -52,17 +53,39 @@ def _rendered_alone(table_id: int) -> dict[str, str]:
     return out
 
 
-def _pushed(table_id: int) -> dict[str, str]:
-    return {group: event["html"] for group, event in broadcast.audience_frames(table_id)}
+def _apply(screens: dict[str, dict[str, str]], frames: list) -> None:
+    """What each audience's page shows after ``frames``, by region (the consumer's choice of a
+    public frame's parts: a seated user's shared regions, a spectator's with his own)."""
+    for group, event in frames:
+        if "seated_languages" not in event:  # a seat's own frame
+            screens.setdefault(group, {}).update(regions(event["html"]))
+            continue
+        for uid, language in event["seated_languages"].items():
+            user = group.replace("public", f"user.{uid}")
+            screens.setdefault(user, {}).update(regions(event["html_by_language"][language]))
+        watcher = event["html"] + next(iter(event["watcher_by_language"].values()), "")
+        screens.setdefault(group, {}).update(regions(watcher))
 
 
-def _same_but_clock(a: dict[str, str], b: dict[str, str]) -> None:
-    """Every frame of ``a`` is its group's of ``b``, but for the clock and the frame's header
-    (a push's, a fresh load's, or none)."""
+def _pushed(table_id: int) -> dict[str, dict[str, str]]:
+    screens: dict[str, dict[str, str]] = {}
+    _apply(screens, broadcast.audience_frames(table_id))
+    return screens
+
+
+def _same_but_clock(a: dict[str, dict[str, str]], b: dict[str, str]) -> None:
+    """Every screen of ``a`` is its group's rendering alone in ``b``, region by region, but for
+    the clock and the frame's header (a push's, a fresh load's, or none)."""
     import re
 
-    now = re.compile(r' data-now="[^"]*"|<div id="table-frame"[^>]*></div>')
-    assert {g: now.sub("", x) for g, x in a.items()} == {g: now.sub("", b[g]) for g in a}
+    now = re.compile(r' data-now="[^"]*"')
+
+    def clean(screen: dict[str, str]) -> dict[str, str]:
+        return {k: now.sub("", v) for k, v in screen.items() if k != "table-frame"}
+
+    fresh = {g: clean(regions(b[g])) for g in a}
+    # what rides along (#table-club between hands, notices) is no part of a rendering alone
+    assert {g: clean({k: x[k] for k in fresh[g] if k in x}) for g, x in a.items()} == fresh
 
 
 def test_queries_per_push_are_pinned(django_assert_max_num_queries):
@@ -75,7 +98,7 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
     services.hand_start(table_id=table.pk)
     with django_assert_max_num_queries(MAX_QUERIES_PER_PUSH):
         frames = broadcast.audience_frames(table.pk)
-    assert len(frames) == 5  # one per seat; nobody watches, so no public frame
+    assert len(frames) == 6  # one per seat, and the public one with their shared regions
     # the push of a service that just wrote the table reads only the languages
     locked = Table.objects.select_related("room").get(pk=table.pk)  # as the services lock it
     hand = table_current_hand(table=locked)
@@ -87,10 +110,11 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
         state=hand_state(hand),
     )
     with django_assert_max_num_queries(MAX_QUERIES_KNOWN):
-        assert len(broadcast.audience_frames(table.pk, known=known)) == 5
+        assert len(broadcast.audience_frames(table.pk, known=known)) == 6
 
 
-def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_commit_callbacks):
+@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
+def test_a_push_renders_each_audience_as_alone(monkeypatch):
     """Pushes reuse renderings of earlier pushes and other audiences, and a service's push
     what the service just wrote: over a whole hand, each audience's frame, as sent after a
     move and as read back from the database, is what rendering it alone from scratch gives."""
@@ -104,24 +128,68 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch, django_capture_on_co
 
     SpectatorPresence.objects.create(table=table, user=make_player(), channel_name="watcher")
     services.hand_start(table_id=table.pk)
+    screens: dict[str, dict[str, str]] = {}  # each page, by region, as the pushes left it
     for _ in range(400):
         alone = _alone(table.pk, monkeypatch)
         pushed = _pushed(table.pk)
         assert pushed.keys() == alone.keys()
         _same_but_clock(pushed, alone)
-        if sent:  # the last push: to every audience, or a sealed step's decider alone
-            _same_but_clock({group: event["html"] for group, event in sent[-1]}, alone)
+        assert sent
+        while sent:  # the pushes: to every audience, or a sealed step's decider alone
+            _apply(screens, sent.pop(0))
+        assert screens.keys() == alone.keys()
+        _same_but_clock(screens, alone)
         hand = active_hand(table)
         if hand is None:
             break
         state = hand_state(hand)
         seat = next(s for s in waiting_seats(state) if s in users)
-        with django_capture_on_commit_callbacks(execute=True):
-            services.hand_submit_action(
-                hand_id=hand.pk,
-                user=users[seat],
-                action=client_action(state, seat),
-                expected_version=hand.version,
-            )
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[seat],
+            action=client_action(state, seat),
+            expected_version=hand.version,
+        )
     else:
         raise AssertionError("the hand did not end")
+
+
+@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
+def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
+    """In play a move changes the own regions (hand, controls) of the mover and of the next to
+    act: the others get the public frame alone, every seat the same one."""
+    from games.engine.combos import BOMB_KINDS
+
+    sent: list[list] = []
+    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    humans = [make_player() for _ in range(3)]
+    table = seated_table(make_room("classic3"), humans)
+    users = dict(enumerate(humans))
+    services.hand_start(table_id=table.pk)
+    checked = 0
+    for _ in range(200):
+        hand = active_hand(table)
+        if hand is None:
+            break
+        state = hand_state(hand)
+        (mover,) = waiting_seats(state)
+        sent.clear()
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[mover],
+            action=client_action(state, mover),
+            expected_version=hand.version,
+        )
+        (push,) = sent
+        groups = [group for group, _event in push]
+        assert groups[-1] == broadcast.public_group(table.pk)  # once, after the own frames
+        hand.refresh_from_db()
+        after = hand_state(hand)
+        bomb = after.plays and after.plays[-1].combo.kind in BOMB_KINDS  # every stake moves
+        if state.phase != "play" or after.phase != "play" or after.finished or bomb:
+            continue
+        (following,) = waiting_seats(after)
+        changed = {broadcast.user_group(table.pk, users[s].pk) for s in (mover, following)}
+        assert set(groups[:-1]) == changed, (mover, following)
+        checked += 1
+    assert checked > 5

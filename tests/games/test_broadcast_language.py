@@ -14,10 +14,15 @@ pytestmark = pytest.mark.django_db
 
 
 def _frames_by_user(table_id: int) -> dict[int | None, str]:
-    out: dict[int | None, str] = {}
-    for group, event in broadcast.audience_frames(table_id):
-        user_id = None if group == broadcast.public_group(table_id) else int(group.split(".")[-1])
-        out[user_id] = event["html"]
+    """What each seated user's socket and a spectator's send of one push."""
+    frames = broadcast.audience_frames(table_id)
+    (public,) = [e for g, e in frames if g == broadcast.public_group(table_id)]
+    out: dict[int | None, str] = {None: public["html"] + public["watcher_by_language"]["zh-hans"]}
+    for group, event in frames:
+        if group != broadcast.public_group(table_id):
+            user_id = int(group.split(".")[-1])
+            shared = public["html_by_language"][public["seated_languages"][str(user_id)]]
+            out[user_id] = event["html"] + shared
     return out
 
 
@@ -50,8 +55,9 @@ def test_spectators_get_the_public_frame_in_the_languages_they_read():
     room = make_room("qq5")
     table = seated_table(room, [make_player() for _ in range(5)])
     services.hand_start(table_id=table.pk)
-    groups = dict(broadcast.audience_frames(table.pk))
-    assert broadcast.public_group(table.pk) not in groups  # nobody watches: no public frame
+    public = dict(broadcast.audience_frames(table.pk))[broadcast.public_group(table.pk)]
+    # nobody watches: the players' shared regions alone, in their language
+    assert set(public["html_by_language"]) == {"zh-hans"} and not public["watcher_by_language"]
     for number, language in enumerate(["en", "zh-hant", "", "en"]):
         watcher = make_player()
         PlayerSettings.objects.create(user=watcher, language=language)
@@ -59,6 +65,7 @@ def test_spectators_get_the_public_frame_in_the_languages_they_read():
     public = dict(broadcast.audience_frames(table.pk))[broadcast.public_group(table.pk)]
     by_language = public["html_by_language"]
     assert set(by_language) == {"zh-hans", "zh-hant", "en"}  # "": the club's default
+    assert set(public["watcher_by_language"]) == set(by_language)
     assert "倍数" in by_language["zh-hans"]
     assert "倍數" in by_language["zh-hant"]
     assert "Multiplier" in by_language["en"]

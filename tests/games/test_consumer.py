@@ -404,6 +404,10 @@ async def _move(table_id: int, seats: dict[int, Socket]) -> Socket:
     return sock
 
 
+def _phase(table_id: int) -> str:
+    return hand_state(active_hand(table_id)).phase
+
+
 async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     """Versioned frames (issue #17): a push lost on its way (a full channel queue drops a
     message) shows as a version gap at the next push; the page asks for a resync and ends with
@@ -416,11 +420,20 @@ async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     for s in everyone:
         await s.reach(dealt)
 
-    # the next push is lost for the spectators and for a player who acts after the next one
+    # in play a move changes the own regions of the mover and of the next to act alone
+    while await db(_phase)(table_id) != "play":
+        sock = await _move(table_id, seats)
+        await sock.expect(1)  # his own frame (in a sealed step, the only one)
+        dealt = await db(table_version)(table_id)
+        for s in everyone:
+            await s.reach(dealt)
+
+    # the next push's public frame is lost: every tab misses its shared regions; the mover and
+    # the next to act have their own frames of it, a player who acts after the next one has none
     mover, _action = await db(next_move)(table_id, set(seats))
     victim = seats[(mover + 2) % 3]  # not the next to act: his screen is stale
     dropping = _Dropping(get_channel_layer())
-    lose = {broadcast.public_group(table_id), broadcast.user_group(table_id, victim.user.pk)}
+    lose = {broadcast.public_group(table_id)}
     dropping.groups = set(lose)
     sock = await _move(table_id, seats)
     await sock.expect(1)
@@ -429,17 +442,25 @@ async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     assert lost == dealt + 1
     for s in everyone:
         if s not in (victim, spectator):
-            await s.reach(lost)
+            while s.shown != lost:
+                await s.expect(1)
+    assert await victim.quiet() and await spectator.quiet()
     assert victim.shown == spectator.shown == dealt  # they still show the deal
 
-    # the push after the lost one skips a version: both pages ask for the full screen
-    sock = await _move(table_id, seats)
-    await sock.expect(1)
+    # the push after the lost one skips a version for the pages that had no frame of it: they
+    # ask for the full screen. (Not a move: every seat's forms send the lost hand version.)
+    first = seats[mover]
+    hand = await db(active_hand)(table_id)
+    await db(services.seat_set_autoplay)(
+        table_id=table_id, hand_id=hand.pk, user=first.user, enabled=True
+    )
     after = await db(table_version)(table_id)
+    assert after == lost + 1
     for s in everyone:
         await s.reach(after)
     await drain(everyone)
     assert victim.resyncs >= 1 and spectator.resyncs >= 1
+    assert seats[(mover + 1) % 3].resyncs == first.resyncs == 0  # they had a frame of it
     for s in everyone:
         fresh = await db(fresh_screen)(table_id, s.user)
         assert regions_differing(s.screen, fresh) == [], s.label

@@ -20,13 +20,18 @@ from games.engine.views import public_view, view_for
 from games.models import Hand
 from games.selectors import hand_state
 from tests.games.table_helpers import (
+    FRAME_RE,
+    VOLATILE_RE,
     Socket,
     drain,
     fresh_layer,  # noqa: F401
+    fresh_screen,
     live_db,  # noqa: F401
     make_player,
     make_room,
     play_over_sockets,
+    regions,
+    regions_differing,
     seated_table,
     table_version,
 )
@@ -38,6 +43,8 @@ db = database_sync_to_async
 # a card identity in §8.1 suited notation, not part of a longer word (hex seeds, class names)
 CARD = re.compile(r"(?<![A-Za-z0-9_])([3-9TJQKA2][shcd]|SJ|BJ)(?![A-Za-z0-9_])")
 LORD_SEAT = re.compile(r'<section class="seat[^"]*\blord\b')
+# the regions a public frame may carry for spectators only (a seat's are its own)
+PRIVATE_REGIONS = ("table-frame", "table-hand", "table-controls", "table-result", "table-club")
 
 
 def cards_in(text: str) -> set[str]:
@@ -89,6 +96,8 @@ async def test_no_frame_shows_what_its_audience_may_not_know(variant):
         await s.reach(dealt)
     checked = 0
 
+    publics: dict[int, set[str]] = {}  # version -> the shared part of its public frames
+
     async def check(marks: dict[str, int]) -> None:
         nonlocal checked
         views = await db(_views)(table_id, len(users))
@@ -96,12 +105,34 @@ async def test_no_frame_shows_what_its_audience_may_not_know(variant):
             for html in sock.frames[marks[sock.label] :]:
                 check_frame(sock.label, html, views[sock.label])
                 checked += 1
+                found = FRAME_RE.search(html)
+                if found is None or found[3] != "public":
+                    continue
+                # what every socket gets through the shared group: only what a spectator
+                # may know, byte for byte the same for all (a spectator's own regions after)
+                check_frame(f"{sock.label}'s public frame", html, views["watcher"])
+                body = html[html.index("</div>") + len("</div>") :]  # after the header
+                names = list(regions(body))
+                own = [n for n in names if n in PRIVATE_REGIONS]
+                if sock in watchers:  # a spectator's own regions follow the shared ones
+                    assert own and names[-len(own) :] == own, f"{sock.label}: {names}"
+                else:
+                    assert not own, f"{sock.label}: a spectator's regions in a seat's frame"
+                cut = min((body.index(f'<div id="{n}"') for n in own), default=len(body))
+                shared = body[:cut].rstrip()
+                publics.setdefault(int(found[1]), set()).add(VOLATILE_RE.sub("", shared))
+        for version, variants in publics.items():
+            assert len(variants) == 1, f"version {version}: public frames differ"
 
     # the deal itself; the check does see cards: seat 0's pushed hand is its dealt hand
     await check({s.label: len(s.frames) - 1 for s in everyone})
     dealt = (await db(_views)(table_id, len(users)))["seat0"]["hand"].split()
-    assert set(dealt) <= cards_in(sockets[0].frames[-1])
+    assert set(dealt) <= cards_in("".join(sockets[0].frames))
     await play_over_sockets(table_id, sockets, watchers, after_step=check)
-    assert checked > 20
+    assert checked > 20 and len(publics) > 5
+    await drain(everyone)
+    for sock in everyone:  # every tab ends with the screen a fresh load shows
+        fresh = await db(fresh_screen)(table_id, sock.user)
+        assert regions_differing(sock.screen, fresh) == [], sock.label
     for sock in everyone:
         await sock.close()

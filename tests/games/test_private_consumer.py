@@ -8,6 +8,7 @@ from channels.db import database_sync_to_async
 
 from games import private, services
 from tests.games.table_helpers import (
+    FRAME_RE,
     Socket,
     fresh_layer,  # noqa: F401
     live_db,  # noqa: F401
@@ -46,8 +47,12 @@ async def test_the_host_sees_a_join_notice_in_the_same_frame():
             break
     else:
         raise AssertionError("no join notice")
-    # one frame: the regions, the club region and the notice together
-    assert 'id="table-seats"' in frame and 'id="table-club"' in frame
+    # one push: the shared regions and the notice in the public frame, and just before it
+    # the host's own regions with his club region, of the same version
+    assert 'id="table-seats"' in frame and 'data-part="public"' in frame
+    own = sock.frames[-2]
+    assert 'id="table-club"' in own and 'data-part="seat"' in own
+    assert FRAME_RE.search(own)[1] == FRAME_RE.search(frame)[1]
     assert await sock.quiet()
     await sock.close()
 

@@ -139,7 +139,9 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
     pages = []
     for group, event in [*frames, *extra]:
         if group == broadcast.public_group(table.pk):
-            pages.append(event["html_by_language"][language])
+            # the spectators' page; the table's frame also carries their own regions apart
+            page = event["html_by_language"][language]
+            pages.append(page + event.get("watcher_by_language", {}).get(language, ""))
         else:
             pages.append(event["html"])
     assert len(pages) == 5  # host, amy, the spectators, the chat, the spectator count

@@ -36,6 +36,7 @@ from tests.games.table_helpers import (
     make_room,
     play_over_sockets,
     seated_table,
+    table_version,
 )
 
 db = database_sync_to_async
@@ -60,7 +61,11 @@ def seed_where(variant: str, wanted: Callable[[HandState], bool]) -> str:
 
 
 def shape(html: str, start_table_version: int) -> tuple:
-    """What a frame says of the hand's progress, apart from the cards and names of its deal."""
+    """What a frame says of the hand's progress, apart from the cards and names of its deal: a
+    public frame's shared regions, or that a seat's own frame came, and at what version."""
+    found = FRAME_RE.search(html)
+    if found[3] == "seat":
+        return ("own", int(found[1]) - start_table_version)
     phase = PHASE.search(html)
     return (
         int(TABLE_VERSION.search(html).group(1)) - start_table_version,
@@ -106,11 +111,11 @@ class Watch:
         self.watcher = await Socket(self.users[5], self.table_id, "watcher").open()
         self.everyone = [*self.seats.values(), self.watcher]
         await drain(self.everyone)
+        self.marks = {s.label: len(s.frames) for s in self.everyone}
         await db(services.hand_start)(table_id=self.table_id)
+        self.start = await db(table_version)(self.table_id)
         for s in self.everyone:
-            await s.expect(1)
-        self.start = int(TABLE_VERSION.search(self.watcher.frames[-1]).group(1))
-        self.marks = {s.label: len(s.frames) - 1 for s in self.everyone}
+            await s.reach(self.start)
         return self
 
     async def decide(self, seat: int, action: dict) -> None:
@@ -129,8 +134,9 @@ class Watch:
 
     async def close(self) -> None:
         await db(_close_at_deadline)(self.table_id)
+        version = await db(table_version)(self.table_id)
         for s in self.everyone:
-            await s.expect(1)
+            await s.reach(version)
 
     def shapes(self, sock: Socket) -> list[tuple]:
         return [shape(html, self.start) for html in sock.frames[self.marks[sock.label] :]]
@@ -185,15 +191,17 @@ async def test_qq5_reveal_and_double_look_the_same_with_and_without_a_hidden_lan
     farmer_two, spectator_two, state_two = await _qq5_hand(two, monkeypatch)
     farmer_one, spectator_one, state_one = await _qq5_hand(one, monkeypatch)
     assert len(state_two.asked) != len(state_one.asked) or state_two.partner != state_one.partner
-    # the deal, the reveal's close, the double's close: three frames whatever the structure;
-    # the farmer has one more, his own 不加倍
-    assert len(spectator_two) == 3 and len(farmer_two) == 4
+    # the deal, the reveal's close, the double's close: three public frames whatever the
+    # structure, the farmer's the spectator's; his own frames among them (his own 不加倍 too)
+    # the same whatever the structure
+    assert len(spectator_two) == 3
+    assert [f for f in farmer_two if f[0] != "own"] == spectator_two
     assert farmer_two == farmer_one
     assert spectator_two == spectator_one
     # the versions moved by one public transition each, the phase text followed the steps
     assert [f[1] for f in spectator_two] == ["0", "1", "2"]
     assert [f[0] for f in spectator_two] == [0, 1, 2]
-    assert [f[1] for f in farmer_two] == ["0", "1", "1", "2"]
+    assert [f[1] for f in farmer_two if f[0] == "own"] == [0, 1, 1, 2]
     assert spectator_two[0][2] != spectator_two[1][2] != spectator_two[2][2]
 
 
@@ -245,8 +253,9 @@ async def test_new5_grabbing_looks_the_same_however_many_seats_may_grab(monkeypa
     seat_many, spectator_many, grabbers_many = await _new5_hand(many, monkeypatch)
     seat_none, spectator_none, grabbers_none = await _new5_hand(none, monkeypatch)
     assert len(grabbers_many) >= 3 and not grabbers_none
-    # the deal and the grab's close: two frames, whoever could grab
-    assert len(seat_many) == len(spectator_many) == 2
+    # the deal and the grab's close: two public frames, whoever could grab
+    assert len(spectator_many) == 2
+    assert [f for f in seat_many if f[0] != "own"] == spectator_many
     assert seat_many == seat_none
     assert spectator_many == spectator_none
 
