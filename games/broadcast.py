@@ -146,10 +146,12 @@ def audience_frames(
     )
     frames: list[tuple[str, dict[str, Any]]] = []
     own_header = frame_header(version=table.version, full=False, part=OWN)
+    own_sent: list[str] = []
     for seat in seated:
         html = push.own.get(seat.index)
         if html is None:
             continue
+        own_sent.append(str(seat.user_id))
         # the language it was rendered in: what rides in the same frame (games.private's
         # #table-club) is rendered in it too
         event = {"type": EVENT_TYPE, "html": own_header + html, "language": spoken[seat.user_id]}
@@ -170,10 +172,22 @@ def audience_frames(
                 # the language each seated user's own regions are rendered in (string keys: the
                 # Redis layer's msgpack refuses others)
                 "seated_languages": {str(uid): language for uid, language in spoken.items()},
+                # who was sent his own frame of this version just before: his socket's copy
+                # of the public frame says so (``mark_own``), so the page can tell it was lost
+                "own_sent": own_sent,
             },
         )
     )
     return frames
+
+
+def mark_own(html: str, *, sent: bool) -> str:
+    """A seated socket's copy of a public frame, marked with whether an own frame of the same
+    version went to his user before it: a lost own frame shows at no version, so the page
+    compares the versions of the two (static/games/reconnect.js). Only that socket reads the
+    mark, and it is about his own regions."""
+    public = f'data-part="{PUBLIC}"'
+    return html.replace(public, f'{public} data-own="{1 if sent else 0}"', 1)
 
 
 async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> None:

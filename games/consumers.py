@@ -332,7 +332,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             language = settings.LANGUAGE_CODE
         html = by_language.get(language, event["html"])
         watcher = event.get("watcher_by_language")
-        if seat_language is None and watcher:
+        if seat_language is not None:
+            own_sent = str(self.user.pk) in (event.get("own_sent") or ())
+            html = broadcast.mark_own(html, sent=own_sent)
+        elif watcher:
             html += watcher.get(language) or next(iter(watcher.values()))
         await self.send(text_data=html)
 

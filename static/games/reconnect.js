@@ -113,24 +113,21 @@
   });
 
   // A seat's own frame is sent only when its regions change, so its loss shows at no version:
-  // the page checks its own card count, in the shared seat panels, against its hand region
-  // after each push and asks for the full screen once per version when they disagree.
+  // the seat's copy of a version's public frame says whether an own frame of that version was
+  // sent before it (data-own), and the page asks for the full screen when it has none.
+  var ownVersion = null; // the version of the last full screen or own frame taken
   var checkedVersion = null;
-
-  function ownRegionsStale() {
-    var hand = document.getElementById("table-hand");
-    if (!hand || !hand.dataset.me) return false;
-    var count = document.querySelector(
-      '#table-seats .seat[data-seat="' + hand.dataset.me + '"] .seat-count b');
-    return !!count && count.textContent !== hand.dataset.handSize;
-  }
 
   document.addEventListener("htmx:wsAfterMessage", function (ev) {
     if (watchdog) { clearTimeout(watchdog); watchdog = null; }
     var message = ev.detail && ev.detail.message;
-    if (typeof message !== "string" || message.indexOf('data-part="public"') < 0) return;
-    if (checkedVersion === shownVersion || !ownRegionsStale()) return;
-    checkedVersion = shownVersion;
+    if (typeof message !== "string") return;
+    var found = /id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"(?: data-part="(\w+)")?(?: data-own="([01])")?/.exec(message);
+    if (!found) return;
+    var version = parseInt(found[1], 10);
+    if (found[2] === "1" || found[3] === "seat") { ownVersion = version; return; }
+    if (found[4] !== "1" || ownVersion === version || checkedVersion === version) return;
+    checkedVersion = version;
     askResync();
   });
 

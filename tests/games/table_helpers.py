@@ -128,6 +128,7 @@ ORIGIN = [(b"origin", b"http://localhost")]
 VERSION_RE = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
 FRAME_RE = re.compile(
     r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"(?: data-part="(\w+)")?'
+    r'(?: data-own="([01])")?'
 )
 # what differs between two renderings of one state: the server's clock
 VOLATILE_RE = re.compile(r' data-now="[^"]*"')
@@ -246,7 +247,10 @@ class Socket:
         # the version of the shared regions on screen (a full screen's or a public frame's): a
         # push sends a seat's own frame of a version before its public one
         self.shared: int | None = None
+        # the version of the last full screen or own frame taken
+        self.own: int | None = None
         self.resyncs = 0
+        self.awaiting_full = False  # a resync asked and not answered yet
         self.comm = WebsocketCommunicator(
             URLRouter(websocket_urlpatterns), f"/ws/table/{table_id}/", headers=ORIGIN
         )
@@ -275,13 +279,24 @@ class Socket:
             if self.shown is not None and version < self.shown:
                 return
             if not full and self.shown is not None and version > self.shown + 1:
-                self.resyncs += 1
-                await self.send({"intent": "resync"})
+                await self.resync()
                 return
             self.shown = version
+            self.awaiting_full = self.awaiting_full and not full
+            if full or found[3] == "seat":
+                self.own = version
             if found[3] != "seat":
                 self.shared = version
+            if found[4] == "1" and self.own != version:  # his own frame of it was lost
+                self.screen.update(regions(html))
+                await self.resync()
+                return
         self.screen.update(regions(html))
+
+    async def resync(self) -> None:
+        self.resyncs += 1
+        self.awaiting_full = True
+        await self.send({"intent": "resync"})
 
     async def reach(self, version: int) -> None:
         """Take frames until the page shows at least the table's ``version``, with its shared
@@ -321,9 +336,10 @@ def frame_for_action(action: dict[str, Any], version: int) -> dict[str, Any]:
 
 
 async def drain(sockets: list[Socket]) -> None:
-    """Collect whatever is still on its way (presence pushes while tabs open)."""
+    """Collect whatever is still on its way (presence pushes while tabs open, the answers to
+    resyncs asked)."""
     for sock in sockets:
-        while not await sock.quiet():
+        while sock.awaiting_full or not await sock.quiet():
             await sock.expect(1)
 
 

@@ -408,6 +408,21 @@ def _phase(table_id: int) -> str:
     return hand_state(active_hand(table_id)).phase
 
 
+async def _to_the_play(table_id: int, seats: dict[int, Socket], everyone: list[Socket]) -> int:
+    """Deal, and move every seat until the play phase; the table version every tab shows."""
+    await db(services.hand_start)(table_id=table_id)
+    shown = await db(table_version)(table_id)
+    for s in everyone:
+        await s.reach(shown)
+    while await db(_phase)(table_id) != "play":
+        sock = await _move(table_id, seats)
+        await sock.expect(1)  # his own frame (in a sealed step, the only one)
+        shown = await db(table_version)(table_id)
+        for s in everyone:
+            await s.reach(shown)
+    return shown
+
+
 async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     """Versioned frames (issue #17): a push lost on its way (a full channel queue drops a
     message) shows as a version gap at the next push; the page asks for a resync and ends with
@@ -415,18 +430,9 @@ async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     table_id, users, watcher = await db(_setup)("classic3", 3)
     seats, (spectator,) = await _open(table_id, users, watcher)
     everyone = [*seats.values(), spectator]
-    await db(services.hand_start)(table_id=table_id)
-    dealt = await db(table_version)(table_id)
-    for s in everyone:
-        await s.reach(dealt)
 
     # in play a move changes the own regions of the mover and of the next to act alone
-    while await db(_phase)(table_id) != "play":
-        sock = await _move(table_id, seats)
-        await sock.expect(1)  # his own frame (in a sealed step, the only one)
-        dealt = await db(table_version)(table_id)
-        for s in everyone:
-            await s.reach(dealt)
+    dealt = await _to_the_play(table_id, seats, everyone)
 
     # the next push's public frame is lost: every tab misses its shared regions; the mover and
     # the next to act have their own frames of it, a player who acts after the next one has none
@@ -461,6 +467,34 @@ async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     await drain(everyone)
     assert victim.resyncs >= 1 and spectator.resyncs >= 1
     assert seats[(mover + 1) % 3].resyncs == first.resyncs == 0  # they had a frame of it
+    for s in everyone:
+        fresh = await db(fresh_screen)(table_id, s.user)
+        assert regions_differing(s.screen, fresh) == [], s.label
+    await _close(everyone)
+
+
+async def test_a_lost_own_frame_heals_by_a_resync_to_the_exact_screen():
+    """A seat's own frame of a version is sent only when his regions change, so its loss shows
+    at no version gap: his copy of the version's public frame says that one was sent, and the
+    page that has none asks for the full screen."""
+    table_id, users, watcher = await db(_setup)("classic3", 3)
+    seats, (spectator,) = await _open(table_id, users, watcher)
+    everyone = [*seats.values(), spectator]
+    await _to_the_play(table_id, seats, everyone)
+
+    mover, _action = await db(next_move)(table_id, set(seats))
+    victim = seats[(mover + 1) % 3]  # the next to act: his controls change
+    dropping = _Dropping(get_channel_layer())
+    dropping.groups = {broadcast.user_group(table_id, victim.user.pk)}
+    sock = await _move(table_id, seats)
+    await sock.expect(1)
+    assert dropping.dropped == [broadcast.user_group(table_id, victim.user.pk)]
+    moved = await db(table_version)(table_id)
+    for s in everyone:
+        await s.reach(moved)
+    await drain(everyone)
+    assert victim.resyncs == 1
+    assert all(s.resyncs == 0 for s in everyone if s is not victim)
     for s in everyone:
         fresh = await db(fresh_screen)(table_id, s.user)
         assert regions_differing(s.screen, fresh) == [], s.label
