@@ -16,9 +16,11 @@ Every state frame starts with ``frame_header``: the table's version, and whether
 screen (a connect's or a resync's, every region) or a push (``part``: the public frame or a
 seat's own). The page takes a push of the version it shows or the next one, so a version's two
 frames in either order; a push further ahead means one was lost (a full queue drops a
-message), and the page asks for a resync instead (static/games/reconnect.js). A sealed step's
-decisions move no table version: a decider's own frames inside it keep the step's, which is no
-gap.
+message), and the page asks for a resync instead (static/games/reconnect.js). A lost own frame
+makes no gap: a seated socket's copy of the public frame says whether one of its version was
+sent before it (``mark_own``), and the page that has none asks for a resync too. A sealed
+step's decisions move no table version: a decider's own frames inside it keep the step's,
+which is no gap.
 
 Called after commit only (``transaction.on_commit`` in games/services.py).
 """
