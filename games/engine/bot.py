@@ -11,10 +11,15 @@ strongest plays). Leading plays the planned combination that is hardest to get r
 and long first), holding the strong ones and the bombs back, cashing sure winners first when
 that ends the hand, and not feeding a rival who is about to go out a play of his size.
 Following takes a trick from an opponent when that does not make the rest of the hand more
-expensive, and with anything, bombs included, once he is down to a handful of cards (or when
-a bomb wins the hand). A known partner's trick is left alone unless a sure winner then leaves
-one play; a farmer who does not know the teams yet also leaves alone a seat that has beaten
-the landlord. Bids, grabs, reveals, doubles, the new5 partner choice and the fenzhou5 call
+expensive, and with anything, bombs included, once the nearest opponent still to play on the
+trick is down to a handful of cards (or when a bomb wins the hand). When an opponent, the
+trick's owner or one who plays after this seat, could go out on the trick, the answer is the
+lowest card nothing unseen beats, else the highest: over a partner's play too, when the
+unseen cards could beat it. A partner's trick is otherwise left alone unless a sure winner
+then leaves one play. Before the hidden partner (qq5, new5, fenzhou5) is revealed, a belief
+read from the public plays (``_team_belief``: who beat the landlord, who beats farmers)
+stands in for the teams: a likely partner is not fought nor bombed, a likely opponent is.
+Bids, grabs, reveals, doubles, the new5 partner choice and the fenzhou5 call
 come from the price of the planned hand, against thresholds calibrated per variant.
 
 The module constants (LEAD_*, FOLLOW_*, DANGER_CARDS, THRESHOLDS) are the tuning knobs; the
