@@ -11,10 +11,15 @@ strongest plays). Leading plays the planned combination that is hardest to get r
 and long first), holding the strong ones and the bombs back, cashing sure winners first when
 that ends the hand, and not feeding a rival who is about to go out a play of his size.
 Following takes a trick from an opponent when that does not make the rest of the hand more
-expensive, and with anything, bombs included, once he is down to a handful of cards (or when
-a bomb wins the hand). A known partner's trick is left alone unless a sure winner then leaves
-one play; a farmer who does not know the teams yet also leaves alone a seat that has beaten
-the landlord. Bids, grabs, reveals, doubles, the new5 partner choice and the fenzhou5 call
+expensive, and with anything, bombs included, once the nearest opponent still to play on the
+trick is down to a handful of cards (or when a bomb wins the hand). When an opponent, the
+trick's owner or one who plays after this seat, could go out on the trick, the answer is the
+lowest card nothing unseen beats, else the highest: over a partner's play too, when the
+unseen cards could beat it. A partner's trick is otherwise left alone unless a sure winner
+then leaves one play. Before the hidden partner (qq5, new5, fenzhou5) is revealed, a belief
+read from the public plays (``_team_belief``: who beat the landlord, who beats farmers)
+stands in for the teams: a likely partner is not fought nor bombed, a likely opponent is.
+Bids, grabs, reveals, doubles, the new5 partner choice and the fenzhou5 call
 come from the price of the planned hand, against thresholds calibrated per variant.
 
 The module constants (LEAD_*, FOLLOW_*, DANGER_CARDS, THRESHOLDS) are the tuning knobs; the
@@ -84,7 +89,8 @@ class _Knowledge:
     allies: frozenset[int]  # known partners
     enemies: frozenset[int]  # known opponents
     unknown: frozenset[int]  # seats whose side this seat does not know yet
-    likely_allies: frozenset[int]  # unknown seats that have beaten the landlord (farmers' view)
+    likely_allies: frozenset[int]  # unknown seats the public play shows on this seat's side
+    likely_rivals: frozenset[int]  # unknown seats the public play shows on the other side
     role: str | None
     top: Combo | None  # the current top play (public)
     top_seat: int | None
@@ -93,10 +99,12 @@ class _Knowledge:
 
     @property
     def rivals(self) -> frozenset[int]:
-        """Seats to play against: known opponents, and unknown seats when most are opponents."""
+        """Seats to play against: known opponents, the unknown seats the play shows against
+        this seat, and for a landlord every unknown seat but a likely partner (most of them
+        are opponents)."""
         if self.role == "landlord":
-            return self.enemies | self.unknown
-        return self.enemies
+            return (self.enemies | self.unknown) - self.likely_allies
+        return self.enemies | self.likely_rivals
 
 
 def _knowledge(state: HandState, seat: int) -> _Knowledge:
@@ -130,8 +138,11 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
     if view.get("partner_hand"):
         seen.update(ranks_of(parse_cards(view["partner_hand"])))
     likely: frozenset[int] = frozenset()
-    if role == "farmer" and unknown and landlord is not None:
-        likely = _beat_the_landlord(view.get("plays", []), landlord) & unknown
+    likely_rivals: frozenset[int] = frozenset()
+    if unknown and landlord is not None and role in ("farmer", "landlord"):
+        likely, likely_rivals = _team_belief(
+            view.get("plays", []), v.seats, seat, landlord, unknown
+        )
     total = _full_deck(v)
     unseen = tuple(max(0, total[r] - seen.get(r, 0)) for r in range(18))
     top = state.top.combo if state.top is not None else None  # public: everyone sees it
@@ -146,6 +157,7 @@ def _knowledge(state: HandState, seat: int) -> _Knowledge:
         enemies=enemies,
         unknown=unknown,
         likely_allies=likely,
+        likely_rivals=likely_rivals,
         role=role,
         top=top,
         top_seat=top_seat,
@@ -159,14 +171,38 @@ def _full_deck(v: Variant) -> tuple[int, ...]:
     return tuple(4 * v.decks if 3 <= r <= 15 else v.decks if r >= SJ else 0 for r in range(18))
 
 
-def _beat_the_landlord(plays: list[dict], landlord: int) -> frozenset[int]:
-    """Seats that played over one of the landlord's plays. In the list of plays, a play by
-    another seat than the previous one beat it (a trick's winner always leads the next)."""
-    out = set()
+def _team_belief(
+    plays: list[dict], seats: int, seat: int, landlord: int, unknown: frozenset[int]
+) -> tuple[frozenset[int], frozenset[int]]:
+    """Who of the ``unknown`` seats is on this seat's side, read from the public plays only:
+    (likely allies, likely rivals).
+
+    A play by another seat than the previous play's beat it (a trick's winner leads the next,
+    and every seat in between passed). A seat that beat the landlord is a farmer; the hidden
+    partner is the one unknown seat left that has not, or the one that keeps beating seats
+    known to be farmers. Before that shows, nobody is assumed (a landlord may be alone)."""
+    beaten: dict[int, Counter[int]] = {s: Counter() for s in range(seats)}
     for before, after in pairwise(plays):
-        if before["seat"] == landlord and after["seat"] != landlord:
-            out.add(after["seat"])
-    return frozenset(out)
+        if before["seat"] != after["seat"]:
+            beaten[after["seat"]][before["seat"]] += 1
+    farmers = {s for s in range(seats) if beaten[s][landlord]}
+    if seat != landlord:
+        farmers.add(seat)
+    clean = sorted(s for s in unknown if s not in farmers)
+    partner = None
+    if len(clean) == 1 and len(unknown) > 1:
+        partner = clean[0]
+    elif len(clean) > 1:
+        # beating farmers is the partner's work: farmers leave each other's tricks alone
+        score = {s: sum(beaten[s][f] for f in farmers) for s in clean}
+        ranked = sorted(clean, key=lambda s: -score[s])
+        if score[ranked[0]] >= PARTNER_EVIDENCE and score[ranked[0]] > score[ranked[1]]:
+            partner = ranked[0]
+    found = frozenset({partner}) if partner is not None else frozenset()
+    sure_farmers = frozenset(farmers) & unknown
+    if seat == landlord:
+        return found, sure_farmers
+    return sure_farmers, found
 
 
 # --------------------------------------------------------------------------- entry point
@@ -242,6 +278,7 @@ def _rollout_policy(world: Rollout, seat: int) -> Action:
         enemies=frozenset(range(v.seats)) - allies - {seat},
         unknown=frozenset(),
         likely_allies=frozenset(),
+        likely_rivals=frozenset(),
         role="landlord" if seat == world.landlord else None,
         top=world.top,
         top_seat=world.top_seat,
@@ -394,8 +431,11 @@ SHORT_RIVAL = 2
 # anything that beats (bombs included) when he is down to DANGER_CARDS[variant] cards.
 FOLLOW_LIMIT_RIVAL = 0.35
 FOLLOW_LIMIT_UNKNOWN = -0.3
-# A farmer who does not know the teams yet leaves alone a seat that has beaten the landlord.
+# A seat that does not know the teams yet leaves alone a seat the play shows on its side
+# (``_team_belief``), and takes the hidden partner for the one that beat this many farmers'
+# plays more than any other unknown seat.
 TRUST_LIKELY_ALLIES = True
+PARTNER_EVIDENCE = 1
 DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
 BOMB_DANGER_CARDS = {"classic3": 5, "qq5": 7, "new5": 9, "fenzhou5": 8}
 
@@ -406,6 +446,8 @@ FOLLOW_CANDIDATES = 14
 FOLLOW_BUDGET = 700
 MIN_FOLLOW_BUDGET = 40
 KICKER_CHOICES = 3
+# A partner (known or likely) with this many cards or fewer is led the lowest single or pair.
+FEED_CARDS = 1
 # A rival with this many cards or fewer may go out on a single or a pair: stop him.
 STOP_CARDS = 2
 
@@ -474,10 +516,13 @@ def _lead(k: _Knowledge) -> Action:
     if not non_bombs:
         return _play_action(k, min(options, key=lambda c: c.bomb_power or ()))
     danger = _min_rival(k)
-    ally_low = [s for s in k.allies if k.counts[s] == 1]
-    singles = [c for c in non_bombs if c.kind == "single"]
-    if ally_low and singles and danger > 1:
-        return _play_action(k, min(singles, key=lambda c: c.key))
+    friends = k.allies | k.likely_allies
+    low = min((k.counts[s] for s in friends), default=99)
+    if low <= FEED_CARDS and danger > low:
+        # a partner about to go out: lead him the lowest play of a size he can follow with
+        fit = [c for c in non_bombs if c.kind in ("single", "pair") and len(c.ranks) <= low]
+        if fit:
+            return _play_action(k, min(fit, key=lambda c: (-len(c.ranks), c.key)))
     price = {c.ranks: _group_price(plan, c) for c in non_bombs}
 
     def lead_value(c: Combo) -> tuple[float, int]:
@@ -574,9 +619,11 @@ def _follow(k: _Knowledge) -> Action:
     shortlist = _follow_candidates(plan, cands)
     # one budget for the whole decision, shared by the plans compared (same budget for all)
     budget = max(MIN_FOLLOW_BUDGET, FOLLOW_BUDGET // (len(shortlist) + 1))
-    stop = _stopper(k, cands) if owner in k.rivals and _threat_after(k, owner) else None
-    if stop is not None and stop.key > top.key:
-        # a rival could go out on this trick: answer as high as it takes to stop him
+    # a rival could go out on this trick, its owner or one who plays on it after this seat
+    # (over a partner's play too, when the unseen cards could beat it): stop him with the
+    # lowest sure winner, else the highest answer (a rival's trick is bombed further down)
+    stop = _stopper(k, cands) if owner in k.rivals or _beatable(k, top) else None
+    if stop is not None and _threat_after(k, owner):
         return _play_action(k, stop)
     if owner in k.allies or (TRUST_LIKELY_ALLIES and owner in k.likely_allies):
         # a partner's trick: take it over only with a sure winner that leaves one play
@@ -590,9 +637,11 @@ def _follow(k: _Knowledge) -> Action:
         return passing
     rival = owner in k.rivals
     base = planner.price(counts_of(ranks), budget)
-    owner_left = k.counts[owner] if owner is not None else 99
-    danger = rival and owner_left <= DANGER_CARDS.get(v.key, 5)
-    bomb_danger = rival and owner_left <= BOMB_DANGER_CARDS.get(v.key, 5)
+    # the danger is the nearest rival to go out among those who still play on this trick
+    near = [s for s in (owner, *_seats_after(k, owner)) if s in k.rivals]
+    near_left = min((k.counts[s] for s in near), default=99)
+    danger = rival and near_left <= DANGER_CARDS.get(v.key, 5)
+    bomb_danger = rival and near_left <= BOMB_DANGER_CARDS.get(v.key, 5)
     best: tuple[float, Combo] | None = None
     for c in shortlist:
         after = planner.price(counts_of(_remove(ranks, c.ranks)), budget)
