@@ -160,7 +160,10 @@ def session_cookie(user: Any) -> str:
 _REGION = re.compile(r'(?=<div id="table-[a-z]+")')
 _REGION_ID = re.compile(r'^<div id="(table-[a-z]+)"')
 _VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
-_TABLE_VERSION = re.compile(r'id="table-status"[^>]*data-table-version="(\d+)"')
+_FRAME = re.compile(
+    r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"'
+    r'(?: data-part="(\w+)")?(?: data-own="([01])")?'
+)
 _HINTS = re.compile(r'data-hints="([^"]*)"')
 _FORM = re.compile(r"<form ws-send[^>]*>(.*?)</form>", re.S)
 _INPUT = re.compile(r'<input type="hidden" name="([a-z]+)" value="([^"]*)"')
@@ -182,8 +185,14 @@ class Frame:
         return cls(at=at, text=text, regions=regions)
 
     @property
+    def page(self) -> str:
+        """Every region this frame leaves on screen."""
+        return "".join(self.regions.values())
+
+    @property
     def is_state(self) -> bool:
-        return "table-controls" in self.regions
+        """A state frame (a full screen or a push) rather than an error for this socket."""
+        return "table-frame" in self.regions
 
     @property
     def error(self) -> str | None:
@@ -199,12 +208,6 @@ class Frame:
     def version(self) -> int | None:
         """The hand version the state was rendered at (the page sends it with each move)."""
         found = _VERSION.search(self.regions.get("table-status", ""))
-        return int(found.group(1)) if found else None
-
-    @property
-    def table_version(self) -> int | None:
-        """The table's version the state was rendered at (None: no state in this frame)."""
-        found = _TABLE_VERSION.search(self.regions.get("table-status", ""))
         return int(found.group(1)) if found else None
 
     @property
@@ -267,7 +270,10 @@ class TableClient:
         self._reader: asyncio.Task[None] | None = None
         self.reconnects = 0
         self.shown: int | None = None  # table version of the state on screen
+        self.own: int | None = None  # version of the last full screen or own frame taken
+        self.screen: dict[str, str] = {}  # what the page shows, region by region
         self.dropped: list[Frame] = []  # older states overtaken by newer ones (as the page)
+        self.resyncs = 0
 
     @property
     def url(self) -> str:
@@ -312,18 +318,30 @@ class TableClient:
                 delay = min(1.0, delay * 2)
 
     async def _read(self, ws: Any) -> None:
+        """Take each frame as static/games/reconnect.js does; a state frame is recorded as the
+        screen it leaves (a push carries only some regions)."""
         from websockets.exceptions import ConnectionClosed
 
         try:
             async for message in ws:
                 text = message if isinstance(message, str) else message.decode()
                 frame = Frame.parse(time.perf_counter(), text)
-                version = frame.table_version
-                if version is not None:
+                header = _FRAME.search(text)
+                if header is not None:
+                    version, full = int(header.group(1)), header.group(2) == "1"
                     if self.shown is not None and version < self.shown:
                         self.dropped.append(frame)  # what the page drops too
                         continue
+                    if not full and self.shown is not None and version > self.shown + 1:
+                        await self._resync(ws)  # a push was lost on the way
+                        continue
                     self.shown = version
+                    if full or header.group(3) == "seat":
+                        self.own = version
+                    self.screen.update(frame.regions)
+                    frame = Frame(at=frame.at, text=text, regions=dict(self.screen))
+                    if header.group(4) == "1" and self.own != version:
+                        await self._resync(ws)  # this seat's own frame of it was lost
                 self.frames.append(frame)
                 self.changed.set()
         except ConnectionClosed:
@@ -332,6 +350,10 @@ class TableClient:
             if ws is self.ws:
                 self.closed_code = ws.close_code if ws.close_code is not None else 1006
                 self.changed.set()
+
+    async def _resync(self, ws: Any) -> None:
+        self.resyncs += 1
+        await ws.send(json.dumps({"intent": "resync"}))
 
     @property
     def open(self) -> bool:

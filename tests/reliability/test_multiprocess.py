@@ -129,7 +129,7 @@ def _assert_seen_by_all(tabs: list[TableClient], spectator: TableClient) -> None
         assert not missing, f"{tab.name} missed versions {missing}"
     for tab in [*tabs, spectator]:
         assert tab.last_state().version is None, f"{tab.name} did not see the end"
-        assert 'id="table-result"' in tab.last_state().text
+        assert 'id="table-result"' in tab.last_state().page
 
 
 def _assert_clean(table_id: int) -> Hand:

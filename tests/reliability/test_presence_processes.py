@@ -124,7 +124,7 @@ async def test_a_restart_elsewhere_leaves_a_live_tab_online_and_no_autoplay(serv
     assert made == []
     seat = await db(_seat)(table_id, awaited)
     assert seat.disconnected_at is None and seat.connections == 1
-    assert OFFLINE not in tabs[awaited].last_state().text
+    assert OFFLINE not in tabs[awaited].last_state().page
     assert await db(_clean_audit)() == []
     for tab in tabs:
         await tab.close()
@@ -155,7 +155,7 @@ async def test_kill_9_takes_its_sockets_offline_after_the_lease_and_the_grace_st
     assert killed_at - LEASE * datetime.timedelta(seconds=1) < gone
     assert gone <= killed_at + datetime.timedelta(seconds=LEASE)
     for tab in others:  # the survivors' screens say so
-        await tab.wait_for(lambda t=tab: OFFLINE in t.last_state().text, timeout=PATIENCE)
+        await tab.wait_for(lambda t=tab: OFFLINE in t.last_state().page, timeout=PATIENCE)
 
     made = await _poll(lambda: _autoplays(table_id), what="托管 after the grace")
     print(f"seconds from kill -9 until 托管 took the seat: {time.monotonic() - killed:.1f}")
