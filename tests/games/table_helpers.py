@@ -22,6 +22,7 @@ from django.db import connection
 from accounts.models import User
 from ddz_site.append_only import trigger_sql
 from games import services
+from games.deadlines import hand_apply_due_deadlines
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.models import Hand, Room, Seat, Table
 from games.selectors import hand_state
@@ -103,11 +104,32 @@ def users_by_seat(table: Table) -> dict[int, User]:
     }
 
 
+def awaits_bot(hand: Hand) -> bool:
+    bots = set(
+        Seat.objects.filter(table_id=hand.table_id, is_bot=True).values_list("index", flat=True)
+    )
+    return any(s in bots for s in waiting_seats(hand_state(hand)))
+
+
+def bots_reply(table: Table | int, *, limit: int = 2000) -> int:
+    """Run the deadline runner at each awaited bot's reply time, as its thread does once the
+    room's delay is over, until the active hand awaits no bot; returns how many runs moved."""
+    moved = 0
+    for _ in range(limit):
+        hand = active_hand(table)
+        if hand is None or not awaits_bot(hand):
+            return moved
+        assert hand.deadline_at is not None
+        moved += hand_apply_due_deadlines(now=hand.deadline_at)
+    raise AssertionError("the bots keep replying")
+
+
 def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
-    """Let the humans play (their 托管 choices, through the service) until no hand is active;
-    returns the last hand."""
+    """Let the humans play (their 托管 choices, through the service) and the bots reply (the
+    deadline runner) until no hand is active; returns the last hand."""
     users = users_by_seat(table)
     for _ in range(limit):
+        bots_reply(table)
         hand = active_hand(table)
         if hand is None:
             return Hand.objects.filter(table=table).order_by("-number").first()
@@ -320,7 +342,9 @@ async def drain(sockets: list[Socket]) -> None:
 
 
 def next_move(table_id: int, seats: set[int]) -> tuple[int, dict[str, Any]] | None:
-    """(seat, action) of the next human decision at the table, None when no hand is active."""
+    """(seat, action) of the next human decision at the table once the bots awaited before it
+    have replied, None when no hand is active."""
+    bots_reply(table_id)
     hand = active_hand(table_id)
     if hand is None:
         return None
