@@ -104,22 +104,30 @@ def users_by_seat(table: Table) -> dict[int, User]:
     }
 
 
-def awaits_bot(hand: Hand) -> bool:
-    bots = set(
+def _bot_seats(hand: Hand) -> set[int]:
+    return set(
         Seat.objects.filter(table_id=hand.table_id, is_bot=True).values_list("index", flat=True)
     )
+
+
+def awaits_bot(hand: Hand) -> bool:
+    bots = _bot_seats(hand)
     return any(s in bots for s in waiting_seats(hand_state(hand)))
 
 
 def bots_reply(table: Table | int, *, limit: int = 2000) -> int:
-    """Run the deadline runner at each awaited bot's reply time, as its thread does once the
-    room's delay is over, until the active hand awaits no bot; returns how many runs moved."""
+    """Run the deadline runner at each deadline, as its thread does once the room's delay is
+    over, while the active hand awaits no player: the bots' replies, and the close of a sealed
+    step they were the last to decide (its shortest time counts from the runner's clock, which
+    runs ahead of the test's). Returns how many runs moved."""
     moved = 0
     for _ in range(limit):
         hand = active_hand(table)
-        if hand is None or not awaits_bot(hand):
+        if hand is None or hand.deadline_at is None:
             return moved
-        assert hand.deadline_at is not None
+        bots = _bot_seats(hand)
+        if any(s not in bots for s in waiting_seats(hand_state(hand))):
+            return moved
         moved += hand_apply_due_deadlines(now=hand.deadline_at)
     raise AssertionError("the bots keep replying")
 
