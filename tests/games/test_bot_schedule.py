@@ -13,6 +13,7 @@ from django.db import connection
 from games import services, wake
 from games.deadlines import hand_apply_due_deadlines, next_deadline_in
 from games.engine.hand import waiting_seats
+from games.engine.state import PHASE_PLAY
 from games.models import HandAction
 from games.selectors import hand_state
 from games.services import hands as hand_services
@@ -40,22 +41,25 @@ def _table(variant: str = "classic3", humans: int = 1):
     return table, {i: u for i, u in enumerate(users)}
 
 
-def _human_move_awaiting_a_bot(table, users):
-    """Play the human's moves (bots replying between) until one leaves a bot awaited."""
+def _human_play(table, users):
+    """The human's next move in the play phase (the bots replying until then): in classic3 the
+    two bots answer it one after the other."""
     for _ in range(200):
         bots_reply(table)
         hand = active_hand(table)
         state = hand_state(hand)
         seat = next(s for s in waiting_seats(state) if s in users)
+        playing = state.phase == PHASE_PLAY
         hand = services.hand_submit_action(
             hand_id=hand.pk,
             user=users[seat],
             action=client_action(state, seat),
             expected_version=hand.version,
         )
-        if awaits_bot(hand):
+        if playing:
+            assert awaits_bot(hand)
             return hand
-    raise AssertionError("no bot was awaited after a move")
+    raise AssertionError("the play did not come")
 
 
 def _bot_rows(hand):
@@ -65,7 +69,7 @@ def _bot_rows(hand):
 @pytest.mark.django_db
 def test_a_move_returns_before_the_bots_reply_each_after_its_own_delay():
     table, users = _table()
-    hand = _human_move_awaiting_a_bot(table, users)
+    hand = _human_play(table, users)
     hand.refresh_from_db()
     bots_before = _bot_rows(hand)
     assert HandAction.objects.filter(hand=hand).order_by("-seq").first().source == "human"
@@ -117,7 +121,7 @@ def test_no_bot_decides_inside_a_players_request_or_any_transaction(monkeypatch)
 @pytest.mark.usefixtures("live_db")
 def test_concurrent_runners_apply_a_bot_reply_exactly_once():
     table, users = _table()
-    hand = _human_move_awaiting_a_bot(table, users)
+    hand = _human_play(table, users)
     bots_before = _bot_rows(hand)
     due = hand.deadline_at
     barrier = threading.Barrier(3)
@@ -142,7 +146,7 @@ def test_concurrent_runners_apply_a_bot_reply_exactly_once():
 @pytest.mark.django_db
 def test_a_reply_decided_before_the_hand_moved_is_not_applied():
     table, users = _table()
-    hand = _human_move_awaiting_a_bot(table, users)
+    hand = _human_play(table, users)
     stale = services.hand_decide_bots(hand_id=hand.pk)
     assert stale is not None and stale.version == hand.version
     assert hand_apply_due_deadlines(now=hand.deadline_at) == 1  # another runner got there first
@@ -167,8 +171,8 @@ def test_a_move_that_leaves_a_bot_awaited_wakes_the_runner(
     woken: list[bool] = []
     monkeypatch.setattr(hand_services, "wake", lambda: woken.append(True))
     table, users = _table()
-    _human_move_awaiting_a_bot(table, users)  # now in the play, where bots follow the human
-    bots_reply(table)
+    _human_play(table, users)
+    bots_reply(table)  # the human's turn again, in the play
     hand = active_hand(table)
     state = hand_state(hand)
     woken.clear()
