@@ -49,10 +49,12 @@ TURN_POLL = 0.05
 REPLY_POLL = 0.01
 
 
-def _setup(database: str) -> None:
+def _setup(database: str, threads: int) -> None:
     load_tables.prepare_database(SimpleNamespace(database=database, redis=""))
     os.environ.update(
         DATABASE_URL=database,
+        # a pooled connection per thread: every player's and the runner's
+        DB_POOL_MAX_SIZE=str(threads + 2),
         DJANGO_SETTINGS_MODULE="ddz_site.settings",
         DEBUG="0",
         SECRET_KEY="bench-only-secret-key-" + "x" * 40,
@@ -91,13 +93,13 @@ def _time_decisions(recorder: Recorder) -> None:
     hands.bot_action = timed
 
 
-def _tables(count: int, delay_ms: int) -> list[tuple[str, int, object]]:
+def _tables(variants: list[str], count: int, delay_ms: int) -> list[tuple[str, int, object]]:
     from accounts.models import User
     from accounts.services import beans_grant
     from games import services
 
     out = []
-    for variant in VARIANTS:
+    for variant in variants:
         room = services.room_create(
             name=f"bench bots {variant}",
             variant=variant,
@@ -201,6 +203,7 @@ def _show(title: str, rows: dict[str, list[tuple[float, ...]]], labels: tuple[st
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=2, help="tables per variant")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--pace", type=float, default=0.3, help="a player's answer, seconds")
     parser.add_argument("--delay-ms", type=int, default=600, help="the rooms' bot delay")
@@ -230,14 +233,15 @@ def main() -> int:
         print(f"load: bench/load_tables.py --tables {args.load} --pace human (pid {load.pid})")
         time.sleep(25)  # its database, server and clients up and playing
     print(f"preparing {args.database} ...", flush=True)
-    _setup(args.database)
+    variants = args.variants.split(",")
+    _setup(args.database, threads=len(variants) * args.tables + 1)
     from django.conf import settings
 
     from games.deadlines import run_forever
 
     decisions, replies, moves = Recorder(), Recorder(), Recorder()
     _time_decisions(decisions)
-    tables = _tables(args.tables, args.delay_ms)
+    tables = _tables(variants, args.tables, args.delay_ms)
     stop = threading.Event()
     runner = threading.Thread(target=run_forever, kwargs={"stop": stop}, name="runner")
     players = [

@@ -369,25 +369,34 @@ async def play_over_sockets(
     after_step: Any = None,
     limit: int = 1500,
 ) -> int:
-    """Every human decision sent as a browser would; after each, every tab takes frames until
-    it shows the table's new version, however many it takes (a lost push heals by a resync).
-    A decision inside a sealed step moves no table version: its sender's tab takes its own
-    frame. Returns the number of steps."""
+    """Every human decision sent as a browser would, once the bots awaited before it have
+    replied (the deadline runner) and every tab shows their moves; after each, every tab takes
+    frames until it shows the table's new version, however many it takes (a lost push heals by
+    a resync). A decision inside a sealed step moves no table version: its sender's tab takes
+    its own frame. ``after_step`` sees the frames of the bots' replies and of the decision.
+    Returns the number of steps."""
     from channels.db import database_sync_to_async
 
     everyone = [*sockets.values(), *watchers]
-    for step in range(limit):
-        move = await database_sync_to_async(next_move)(table_id, set(sockets))
-        if move is None:
-            return step
-        seat, action = move
-        sock = sockets[seat]
-        marks = {s.label: len(s.frames) for s in everyone}
-        await sock.send(frame_for_action(action, sock.version()))
-        await sock.expect(1)
+
+    async def reach_table() -> None:
         version = await database_sync_to_async(table_version)(table_id)
         for s in everyone:
             await s.reach(version)
+
+    for step in range(limit):
+        marks = {s.label: len(s.frames) for s in everyone}
+        move = await database_sync_to_async(next_move)(table_id, set(sockets))
+        await reach_table()
+        if move is None:
+            if after_step is not None and step:
+                await after_step(marks)  # the bots' last replies
+            return step
+        seat, action = move
+        sock = sockets[seat]
+        await sock.send(frame_for_action(action, sock.version()))
+        await sock.expect(1)
+        await reach_table()
         if after_step is not None:
             await after_step(marks)
     raise AssertionError("the hand did not end over the sockets")
