@@ -189,7 +189,7 @@ def _act(page, *, by_clicking: bool) -> bool:
     return True
 
 
-def _play_to_the_end(pages, *, limit: float = 100.0) -> None:
+def _play_to_the_end(pages, *, limit: float = 240.0) -> None:
     start = time.time()
     clicks = 0
     while time.time() - start < limit:
