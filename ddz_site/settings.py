@@ -197,6 +197,11 @@ DDZ_DEADLINE_RUNNER = os.environ.get("DDZ_DEADLINE_RUNNER", "thread")
 DDZ_DEADLINE_POLL_SECONDS = float(os.environ.get("DDZ_DEADLINE_POLL_SECONDS", "1.0"))
 DDZ_DISCONNECT_GRACE_SECONDS = env_int("DDZ_DISCONNECT_GRACE_SECONDS", 20)
 DDZ_BOT_FILL_SECONDS = env_int("DDZ_BOT_FILL_SECONDS", 60)
+# The wall time a bot's search may spend on a move, in seconds (games.engine.bot's own budget
+# when unset). It runs in the deadline runner, off every player's request and table lock.
+DDZ_BOT_THINK_SECONDS = (
+    float(os.environ["DDZ_BOT_THINK_SECONDS"]) if os.environ.get("DDZ_BOT_THINK_SECONDS") else None
+)
 # Presence across processes (games/presence.py): each served process renews the leases of its
 # open table sockets every DDZ_SOCKET_RENEW_SECONDS; a lease not renewed for
 # DDZ_SOCKET_LEASE_SECONDS is dead (its process stopped or died) and its user's seat goes

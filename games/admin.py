@@ -149,7 +149,10 @@ class RoomAdmin(admin.ModelAdmin):
                     )
                 },
             ),
-            (_("Timers"), {"fields": ("bid_seconds", "turn_seconds", "step_min_seconds")}),
+            (
+                _("Timers"),
+                {"fields": ("bid_seconds", "turn_seconds", "step_min_seconds", "bot_delay_ms")},
+            ),
             (_("Seating"), {"fields": ("regroup_between_hands", "bots_take_absent_seats")}),
             (_("Private tables"), {"fields": ("private_tables", "private_coefficient_max")}),
             *options,

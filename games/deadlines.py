@@ -12,8 +12,16 @@ The same loop expires the socket leases of processes that stopped or died (games
 their users' grace starts, and seats house bots at waiting tables whose players have waited
 ``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``).
 
+Bots reply here too: a hand that awaits a bot is due after the room's ``bot_delay_ms``. The
+bot's move is decided before the table is locked (``services.hand_decide_bots``, a search of up
+to ``DDZ_BOT_THINK_SECONDS``) and applied under the lock only if the hand has not moved since,
+so neither a player's request nor a table lock ever waits for a bot's thinking.
+
 Runners: ``manage.py run_deadlines`` (a loop), or the in-process thread that games/apps.py
 starts when the site is served (``DDZ_DEADLINE_RUNNER=thread``, the default; ``off`` disables).
+Either is a thread of its own, never the one that serves the sockets' database calls. A runner
+sleeps until the next deadline (at most its poll interval); a bot scheduled in its own process
+wakes it (games.wake).
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from django.db import close_old_connections, connection
 from django.db.utils import DatabaseError
 from django.utils import timezone
 
-from games import presence, selectors, services
+from games import presence, selectors, services, wake
 from games.errors import ActionRejected
 from games.models import Hand
 from games.services.base import locked_table, write
@@ -50,7 +58,19 @@ def due_hand_ids(*, now: datetime.datetime) -> list[int]:
     )
 
 
+def next_deadline_in(*, now: datetime.datetime) -> float | None:
+    """Seconds until the earliest deadline of an active hand (0 when one is due); None: none."""
+    first = (
+        Hand.objects.filter(status=Hand.Status.ACTIVE, deadline_at__isnull=False)
+        .order_by("deadline_at")
+        .values_list("deadline_at", flat=True)
+        .first()
+    )
+    return None if first is None else max(0.0, (first - now).total_seconds())
+
+
 def _apply_one(hand_id: int, *, now: datetime.datetime) -> bool:
+    replies = services.hand_decide_bots(hand_id=hand_id)  # before the lock: it may search
     skip = connection.features.has_select_for_update_skip_locked
     with write():
         table = locked_table(hands__pk=hand_id, skip_locked=skip)
@@ -59,7 +79,7 @@ def _apply_one(hand_id: int, *, now: datetime.datetime) -> bool:
         hand = Hand.objects.filter(pk=hand_id).first()
         if hand is None:
             return False
-        return services.apply_deadline(table=table, hand=hand, now=now)
+        return services.apply_deadline(table=table, hand=hand, now=now, replies=replies)
 
 
 def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
@@ -98,15 +118,24 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
     stop = stop or threading.Event()
     interval = poll_seconds() if interval is None else interval
     while not stop.is_set():
+        pause = interval
         try:
             presence_sweep()
             hand_apply_due_deadlines()
             services.table_fill_idle()
+            due_in = next_deadline_in(now=timezone.now())
+            if due_in is not None:
+                pause = max(_MIN_PAUSE_SECONDS, min(interval, due_in))
         except Exception:
             logger.exception("deadline runner iteration failed")
         finally:
             close_old_connections()
-        stop.wait(interval)
+        wake.pause(stop, pause)
+
+
+# A hand left due (another process holds its table, or its bot's move lost a race) is looked at
+# again this soon, not in a busy loop.
+_MIN_PAUSE_SECONDS = 0.05
 
 
 def leases_keep(*, now: datetime.datetime | None = None) -> int:

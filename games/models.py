@@ -76,6 +76,15 @@ class Room(models.Model):
             "least, so that its length does not tell how many seats it asked."
         ),
     )
+    bot_delay_ms = models.PositiveIntegerField(
+        _("bots' reply delay (ms)"),
+        default=600,
+        validators=[MaxValueValidator(10_000)],
+        help_text=_(
+            "Milliseconds a bot waits before each of its moves, so that a table with bots "
+            "plays at a human pace."
+        ),
+    )
     options = models.JSONField(
         _("rule options"),
         default=dict,

@@ -44,7 +44,7 @@ SETUP = f"""
 from accounts.services import beans_grant
 from django.contrib.auth import get_user_model
 from games import services
-# no shortest simultaneous step: one call with ann on 托管 plays the hand to its end
+# no shortest simultaneous step: with ann on 托管 only the bots' replies are left
 room = services.room_create(
     name="reconnect", variant="qq5", turn_seconds=600, bid_seconds=600, step_min_seconds=0
 )
@@ -60,11 +60,19 @@ print("TABLE", table.pk)
 AUTOPLAY = """
 from django.contrib.auth import get_user_model
 from games import services
+from games.deadlines import hand_apply_due_deadlines
 from games.models import Hand
 hand = Hand.objects.get(status="active")
 services.seat_set_autoplay(
     hand_id=hand.pk, user=get_user_model().objects.get(username="ann"), enabled=True
 )
+# the bots reply from a deadline runner (``run_deadlines``, apart from the stopped server): each
+# reply at its time
+for _ in range(2000):
+    hand.refresh_from_db()
+    if hand.status != "active":
+        break
+    hand_apply_due_deadlines(now=hand.deadline_at)
 print("STATUS", Hand.objects.get(pk=hand.pk).status)
 """
 

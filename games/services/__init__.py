@@ -11,10 +11,12 @@ state lives in process memory: any process serves any table from the database. R
 """
 
 from games.services.hands import (
+    BotReplies,
     HandRun,
     apply_deadline,
     decision_seconds,
     hand_apply_due_deadlines,
+    hand_decide_bots,
     hand_start,
     hand_submit_action,
     seat_set_autoplay,
@@ -46,6 +48,7 @@ from games.stakes import (
 )
 
 __all__ = [
+    "BotReplies",
     "HandRun",
     "Presence",
     "apply_deadline",
@@ -53,6 +56,7 @@ __all__ = [
     "decision_seconds",
     "disconnect_grace_seconds",
     "hand_apply_due_deadlines",
+    "hand_decide_bots",
     "hand_start",
     "hand_submit_action",
     "room_computed_min_balance",

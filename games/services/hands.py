@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
 from games import presence, selectors, table_life
 from games.engine.beans import round_half_up
+from games.engine.bot import bot_action
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
 from games.engine.errors import EngineError
 from games.engine.flows import flow_for
@@ -72,6 +73,7 @@ from games.stakes import (
     table_seconds,
     table_stakes,
 )
+from games.wake import wake
 
 if TYPE_CHECKING:
     from games.rendering import TableSnapshot
@@ -393,21 +395,53 @@ def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
 # --------------------------------------------------------------------------- the engine loop
 
 
-def _bot_action() -> Callable[[HandState, int], Action] | None:
-    try:
-        from games.engine.bot import bot_action
-    except ImportError:
+def _awaited_bots(state: HandState, seats: list[Seat]) -> list[int]:
+    if state.finished:
+        return []
+    bots = {s.index for s in seats if s.is_bot}
+    return [index for index in waiting_seats(state) if index in bots]
+
+
+@dataclass(frozen=True)
+class BotReplies:
+    """The moves of the bots a hand awaited at ``version``, decided outside any transaction."""
+
+    version: int
+    actions: dict[int, Action]
+
+
+def hand_decide_bots(*, hand_id: int) -> BotReplies | None:
+    """Decide the moves of the bots the hand awaits (None: it awaits none). Reads without a
+    lock and writes nothing, so a bot's search holds no table row and no transaction:
+    ``apply_deadline`` applies the moves only while the hand is still at their version."""
+    hand = Hand.objects.filter(pk=hand_id, status=Hand.Status.ACTIVE).first()
+    if hand is None:
         return None
-    # Bots act inside the caller's transaction and table lock: their search (up to 60 ms a
-    # play) waits until their replies are scheduled off the request path (issue #20).
-    return lambda state, seat: bot_action(state, seat, think=0.0)
+    state = selectors.hand_state(hand)
+    seats = selectors.table_seats(table=hand.table_id)
+    bots = _awaited_bots(state, seats)
+    if not bots:
+        return None
+    return BotReplies(hand.version, {seat: _bot_decision(hand, state, seat) for seat in bots})
+
+
+def _bot_decision(hand: Hand, state: HandState, seat: int) -> Action:
+    try:
+        return bot_action(state, seat, think=settings.DDZ_BOT_THINK_SECONDS)
+    except Exception:  # a bot bug never stalls a table
+        logger.exception("bot failed at hand %s seat %s; using 托管", hand.pk, seat)
+    return autoplay_action(state, seat)
 
 
 @dataclass
 class HandRun:
     """The changes of one service call to one hand: actions applied in memory, then saved at
     ``finish`` (append the HandAction rows, store record and version, set the deadline,
-    settle when over), all inside the caller's transaction and table lock."""
+    settle when over), all inside the caller's transaction and table lock.
+
+    Bots never decide here: an awaited bot's reply is due after the room's delay
+    (``deadline_for``), and the deadline runner decides it outside the lock
+    (``hand_decide_bots``) and hands it in as ``replies``."""
 
     table: Table
     hand: Hand
@@ -418,9 +452,13 @@ class HandRun:
     fresh: bool = False
     rows: list[HandAction] = field(default_factory=list)
     redeals: int = 0
+    replies: BotReplies | None = None
 
     def __post_init__(self) -> None:
         self.start_version = self.hand.version
+        fits = self.replies is not None and self.replies.version == self.start_version
+        # each decided once, for the state it was decided on
+        self.bot_moves = dict(self.replies.actions) if fits and self.replies else {}
         self.start_public = self.state.public_version
         self.start_phase = self.state.phase
         self.start_state = self.state
@@ -449,25 +487,30 @@ class HandRun:
         )
 
     def automate(self) -> None:
-        """Bots and 托管 seats that the hand waits for act now, one appended action each,
-        until a human is awaited or the hand is over."""
+        """托管 seats that the hand waits for act now, and bots whose replies were decided for
+        this run, one appended action each, until a human or another bot reply is awaited or
+        the hand is over.
+
+        托管 stays inline: it is the engine's cheap fixed policy (no search), and a player
+        who went 托管 is taken to be away, so no pace is owed to him."""
         assert self.seats is not None
         bots = {s.index for s in self.seats if s.is_bot}
-        bot_action = _bot_action()
         for _ in range(_MAX_AUTOMATIC_ACTIONS):
             if self.state.finished:
                 return
-            due = [s for s in waiting_seats(self.state) if s in bots or self.state.autoplay[s]]
-            if not due:
-                if self._step_close_due():
-                    self.apply(Action(self._close_seat(), CLOSE), Source.SERVER)
-                    continue
-                return
-            seat = due[0]
-            if seat in bots:
-                self.apply(self._bot_move(bot_action, seat), Source.BOT)
-            else:
-                self.apply(autoplay_action(self.state, seat), Source.AUTOPLAY)
+            waiting = waiting_seats(self.state)
+            autoplayed = [s for s in waiting if s not in bots and self.state.autoplay[s]]
+            if autoplayed:
+                self.apply(autoplay_action(self.state, autoplayed[0]), Source.AUTOPLAY)
+                continue
+            replying = [s for s in waiting if s in self.bot_moves]
+            if replying:
+                self.apply(self._bot_move(replying[0]), Source.BOT)
+                continue
+            if self._step_close_due():
+                self.apply(Action(self._close_seat(), CLOSE), Source.SERVER)
+                continue
+            return
         raise RuntimeError(f"hand {self.hand.pk}: automatic play does not end")  # pragma: no cover
 
     def _step_started(self) -> datetime.datetime:
@@ -488,14 +531,15 @@ class HandRun:
         # the close is the table's: it is logged under the 明牌 holder, a public seat
         return self.state.deal.face_up_seat or 0
 
-    def _bot_move(self, bot_action: Callable[[HandState, int], Action] | None, seat: int) -> Action:
-        if bot_action is not None:
-            try:
-                move = bot_action(self.state, seat)
-                apply(self.state, move)  # checked here so a bot bug never stalls a table
-                return move
-            except Exception:
-                logger.exception("bot failed at hand %s seat %s; using 托管", self.hand.pk, seat)
+    def _bot_move(self, seat: int) -> Action:
+        move = self.bot_moves.pop(seat)
+        try:
+            apply(self.state, move)
+            return move
+        except EngineError:
+            # decided on the step's state before another seat's sealed decision: still the
+            # bot's turn, so the cheap policy answers rather than a second search in the lock
+            logger.warning("bot move of hand %s seat %s no longer fits", self.hand.pk, seat)
         return autoplay_action(self.state, seat)
 
     def finish(self) -> None:
@@ -522,6 +566,8 @@ class HandRun:
         else:
             assert self.seats is not None
             hand.deadline_at = deadline_for(self.table, hand, state, self.seats)
+            if _awaited_bots(state, self.seats):
+                transaction.on_commit(wake)  # a runner here replies on time, not at its poll
         # Optimistic guard on top of the lock: exactly one writer moves a version forward.
         if not self.fresh:
             moved = _MOVE_HAND.run(
@@ -607,6 +653,8 @@ def deadline_for(
     if not waiting:
         return None
     deadline = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand))
+    if _awaited_bots(state, seats):
+        deadline = min(deadline, start + datetime.timedelta(milliseconds=table.room.bot_delay_ms))
     if state.phase in flow_for(state.variant).simultaneous_phases:
         # a decider who drops waits for the step's clock: 托管 at his grace's end would show
         # everybody that the step asked him
@@ -621,15 +669,18 @@ def deadline_for(
     return deadline
 
 
-def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
-    """Apply what is due at ``hand`` (inside the table lock): timeouts of the pending decision
+def apply_deadline(
+    *, table: Table, hand: Hand, now: datetime.datetime, replies: BotReplies | None = None
+) -> bool:
+    """Apply what is due at ``hand`` (inside the table lock): the bots' ``replies`` (decided
+    by ``hand_decide_bots``; ignored if the hand moved since), timeouts of the pending decision
     (托管 for plays: the seat is marked auto-play and keeps being played), and 托管 for awaited
     players whose disconnect grace is over. Returns whether anything changed."""
     if hand.status != Hand.Status.ACTIVE or hand.deadline_at is None or hand.deadline_at > now:
         return False
     state = selectors.hand_state(hand)
     seats = selectors.table_seats(table=table)
-    run = HandRun(table=table, hand=hand, state=state, now=now, seats=seats)
+    run = HandRun(table=table, hand=hand, state=state, now=now, seats=seats, replies=replies)
     start = hand.decision_started_at or now
     timed_out = start + datetime.timedelta(seconds=decision_seconds(table.room, state, hand)) <= now
     grace = disconnect_grace()
@@ -638,6 +689,8 @@ def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
         if run.state.finished or index not in waiting_seats(run.state):
             continue
         seat = by_index[index]
+        if seat.is_bot:  # its reply is in ``replies``, or the next run decides it
+            continue
         gone = table_life.gone(seat, now=now, grace=grace) and not (
             # the lease table is the truth: never 托管 for a user with a live socket here
             selectors.user_live_sockets(
@@ -660,7 +713,7 @@ def apply_deadline(*, table: Table, hand: Hand, now: datetime.datetime) -> bool:
             continue
         if run.state.autoplay[index]:
             Seat.objects.filter(pk=seat.pk).update(autoplay=True)
-    run.automate()  # a sealed step whose shortest time is over closes
+    run.automate()  # the bots' replies; a sealed step whose shortest time is over closes
     if not run.rows:
         # nothing was due after all (e.g. a reconnect): just move the deadline on
         deadline = deadline_for(table, hand, state, seats)

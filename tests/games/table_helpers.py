@@ -22,6 +22,7 @@ from django.db import connection
 from accounts.models import User
 from ddz_site.append_only import trigger_sql
 from games import services
+from games.deadlines import hand_apply_due_deadlines
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.models import Hand, Room, Seat, Table
 from games.selectors import hand_state
@@ -103,11 +104,40 @@ def users_by_seat(table: Table) -> dict[int, User]:
     }
 
 
+def _bot_seats(hand: Hand) -> set[int]:
+    return set(
+        Seat.objects.filter(table_id=hand.table_id, is_bot=True).values_list("index", flat=True)
+    )
+
+
+def awaits_bot(hand: Hand) -> bool:
+    bots = _bot_seats(hand)
+    return any(s in bots for s in waiting_seats(hand_state(hand)))
+
+
+def bots_reply(table: Table | int, *, limit: int = 2000) -> int:
+    """Run the deadline runner at each deadline, as its thread does once the room's delay is
+    over, while the active hand awaits no player: the bots' replies, and the close of a sealed
+    step they were the last to decide (its shortest time counts from the runner's clock, which
+    runs ahead of the test's). Returns how many runs moved."""
+    moved = 0
+    for _ in range(limit):
+        hand = active_hand(table)
+        if hand is None or hand.deadline_at is None:
+            return moved
+        bots = _bot_seats(hand)
+        if any(s not in bots for s in waiting_seats(hand_state(hand))):
+            return moved
+        moved += hand_apply_due_deadlines(now=hand.deadline_at)
+    raise AssertionError("the bots keep replying")
+
+
 def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
-    """Let the humans play (their 托管 choices, through the service) until no hand is active;
-    returns the last hand."""
+    """Let the humans play (their 托管 choices, through the service) and the bots reply (the
+    deadline runner) until no hand is active; returns the last hand."""
     users = users_by_seat(table)
     for _ in range(limit):
+        bots_reply(table)
         hand = active_hand(table)
         if hand is None:
             return Hand.objects.filter(table=table).order_by("-number").first()
@@ -344,7 +374,9 @@ async def drain(sockets: list[Socket]) -> None:
 
 
 def next_move(table_id: int, seats: set[int]) -> tuple[int, dict[str, Any]] | None:
-    """(seat, action) of the next human decision at the table, None when no hand is active."""
+    """(seat, action) of the next human decision at the table once the bots awaited before it
+    have replied, None when no hand is active."""
+    bots_reply(table_id)
     hand = active_hand(table_id)
     if hand is None:
         return None
@@ -361,25 +393,34 @@ async def play_over_sockets(
     after_step: Any = None,
     limit: int = 1500,
 ) -> int:
-    """Every human decision sent as a browser would; after each, every tab takes frames until
-    it shows the table's new version, however many it takes (a lost push heals by a resync).
-    A decision inside a sealed step moves no table version: its sender's tab takes its own
-    frame. Returns the number of steps."""
+    """Every human decision sent as a browser would, once the bots awaited before it have
+    replied (the deadline runner) and every tab shows their moves; after each, every tab takes
+    frames until it shows the table's new version, however many it takes (a lost push heals by
+    a resync). A decision inside a sealed step moves no table version: its sender's tab takes
+    its own frame. ``after_step`` sees the frames of the bots' replies and of the decision.
+    Returns the number of steps."""
     from channels.db import database_sync_to_async
 
     everyone = [*sockets.values(), *watchers]
-    for step in range(limit):
-        move = await database_sync_to_async(next_move)(table_id, set(sockets))
-        if move is None:
-            return step
-        seat, action = move
-        sock = sockets[seat]
-        marks = {s.label: len(s.frames) for s in everyone}
-        await sock.send(frame_for_action(action, sock.version()))
-        await sock.expect(1)
+
+    async def reach_table() -> None:
         version = await database_sync_to_async(table_version)(table_id)
         for s in everyone:
             await s.reach(version)
+
+    for step in range(limit):
+        marks = {s.label: len(s.frames) for s in everyone}
+        move = await database_sync_to_async(next_move)(table_id, set(sockets))
+        await reach_table()
+        if move is None:
+            if after_step is not None and step:
+                await after_step(marks)  # the bots' last replies
+            return step
+        seat, action = move
+        sock = sockets[seat]
+        await sock.send(frame_for_action(action, sock.version()))
+        await sock.expect(1)
+        await reach_table()
         if after_step is not None:
             await after_step(marks)
     raise AssertionError("the hand did not end over the sockets")

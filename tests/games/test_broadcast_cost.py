@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 
 from games import broadcast, render_cache, services
+from games.deadlines import hand_apply_due_deadlines
 from games.engine.hand import waiting_seats
 from games.models import Seat, Table
 from games.rendering import render_table_regions, table_snapshot
 from games.selectors import hand_state, table_current_hand, table_get
 from tests.games.table_helpers import (
     active_hand,
+    awaits_bot,
     client_action,
     make_player,
     make_room,
@@ -143,6 +145,9 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch):
         if hand is None:
             break
         state = hand_state(hand)
+        if awaits_bot(hand):  # the bot's reply, pushed from the deadline runner
+            hand_apply_due_deadlines(now=hand.deadline_at)
+            continue
         seat = next(s for s in waiting_seats(state) if s in users)
         services.hand_submit_action(
             hand_id=hand.pk,

@@ -24,6 +24,7 @@ from games.stakes import disconnect_grace
 from games.table_life import Event, Refused, SeatState, TableState
 from tests.games.table_helpers import (  # noqa: F401
     active_hand,
+    bots_reply,
     live_db,
     make_player,
     make_room,
@@ -129,7 +130,8 @@ def _three_seated(**room_fields):
 
 
 def _play_out(table_id: int) -> None:
-    """Every player hands his seat to 托管: the hand plays to its end (redeals stop)."""
+    """Every player hands his seat to 托管 and the bots reply: the hand plays to its end
+    (redeals stop)."""
     hand = active_hand(table_id)
     while hand is not None:
         for player in HandPlayer.objects.filter(hand=hand, user__isnull=False).select_related(
@@ -139,6 +141,7 @@ def _play_out(table_id: int) -> None:
                 services.seat_set_autoplay(table_id=table_id, user=player.user, enabled=True)
             except ActionRejected as error:
                 assert error.code in (ErrorCode.HAND_OVER, ErrorCode.HAND_NOT_FOUND)
+        bots_reply(table_id)
         hand = active_hand(table_id)
 
 

@@ -13,6 +13,7 @@ from games import selectors
 from games import services as game_services
 from games.engine.cards import format_cards
 from games.models import Hand, Seat, Table
+from tests.games.table_helpers import bots_reply
 
 pytestmark = pytest.mark.django_db
 
@@ -49,8 +50,9 @@ def _dealt(client, room) -> tuple[Table, Hand]:
 
 
 def _finish(hand: Hand, user) -> Hand:
-    """Hand the player's seat to 托管 until the table's hand is over (a classic3 deal that
-    everybody passed is not dealt again for 托管 and bots alone: the player deals again)."""
+    """Hand the player's seat to 托管 (the bots reply) until the table's hand is over (a classic3
+    deal that everybody passed is not dealt again for 托管 and bots alone: the player deals
+    again)."""
     table = hand.table
     for _ in range(30):
         hand = selectors.table_current_hand(table=table)
@@ -58,6 +60,7 @@ def _finish(hand: Hand, user) -> Hand:
             return hand
         if hand.status == Hand.Status.ACTIVE:
             game_services.seat_set_autoplay(hand_id=hand.pk, user=user, enabled=True)
+            bots_reply(table)
         else:
             game_services.hand_start(table_id=table.pk, user=user)
     raise AssertionError("the hand did not finish")

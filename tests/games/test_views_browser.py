@@ -42,9 +42,10 @@ SETUP = f"""
 from accounts.services import beans_grant
 from django.contrib.auth import get_user_model
 from games.services import room_create
+# bots reply from the server's deadline runner, quicker than the default for whole new5 hands
 for variant in ("qq5", "new5", "classic3", "fenzhou5"):
-    room_create(name="room-" + variant, variant=variant, coefficient=1)
-room_create(name="room-between-hands", variant="classic3", coefficient=1)
+    room_create(name="room-" + variant, variant=variant, coefficient=1, bot_delay_ms=100)
+room_create(name="room-between-hands", variant="classic3", coefficient=1, bot_delay_ms=100)
 User = get_user_model()
 for name in ("ann", "ben", "cat", "dan", "eve", "fay", "gil", "hal"):
     user = User.objects.create_user(username=name, password={PASSWORD!r})
