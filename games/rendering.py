@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -1230,25 +1231,13 @@ def render_push(
                 moved = None if before is None else _seat_moved(snapshot, seat, user)
                 if moved is False:
                     continue
-                ctx = table_context(
-                    table=table,
-                    hand=hand,
-                    seat_index=seat,
-                    user=user,
-                    snapshot=snapshot,
-                    hints=False,
+                seen = partial(
+                    table_context, table=table, hand=hand, seat_index=seat, user=user, hints=False
                 )
-                if before is not None and moved is None:
-                    old = table_context(
-                        table=table,
-                        hand=hand,
-                        seat_index=seat,
-                        user=user,
-                        snapshot=before,
-                        hints=False,
-                    )
-                    if not own_regions_changed(old, ctx):
-                        continue
+                ctx = seen(snapshot=snapshot)
+                changed = before is None or moved is not None
+                if not changed and not own_regions_changed(seen(snapshot=before), ctx):
+                    continue
                 contexts.append((seat, with_hints(ctx, snapshot.state)))
             htmls = render_regions_shared([c for _s, c in contexts], names=OWN_REGIONS)
             own.update((seat, html) for (seat, _c), html in zip(contexts, htmls, strict=True))

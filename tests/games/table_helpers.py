@@ -13,6 +13,7 @@ import copy
 import itertools
 import json
 import re
+import threading
 from html.parser import HTMLParser
 from typing import Any
 
@@ -424,3 +425,24 @@ async def play_over_sockets(
         if after_step is not None:
             await after_step(marks)
     raise AssertionError("the hand did not end over the sockets")
+
+
+def claim_deadlines_at_once(due: Any, *, claimers: int = 3) -> list[int]:
+    """What ``claimers`` deadline runners, started together in threads of their own, each
+    applied at ``due``."""
+    barrier = threading.Barrier(claimers)
+    results: list[int] = []
+
+    def claim() -> None:
+        try:
+            barrier.wait(timeout=60)
+            results.append(hand_apply_due_deadlines(now=due))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=claim) for _ in range(claimers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return results

@@ -22,6 +22,7 @@ from tests.games.table_helpers import (
     active_hand,
     awaits_bot,
     bots_reply,
+    claim_deadlines_at_once,
     client_action,
     live_db,  # noqa: F401
     make_player,
@@ -123,22 +124,7 @@ def test_concurrent_runners_apply_a_bot_reply_exactly_once():
     table, users = _table()
     hand = _human_play(table, users)
     bots_before = _bot_rows(hand)
-    due = hand.deadline_at
-    barrier = threading.Barrier(3)
-    results: list[int] = []
-
-    def claim():
-        try:
-            barrier.wait(timeout=30)
-            results.append(hand_apply_due_deadlines(now=due))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=claim) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    results = claim_deadlines_at_once(hand.deadline_at)
     assert sum(results) == 1
     assert _bot_rows(hand) == bots_before + 1
 

@@ -5,11 +5,9 @@ disconnected awaited player is taken over after the grace."""
 from __future__ import annotations
 
 import datetime
-import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 
 from games import services
 from games.deadlines import hand_apply_due_deadlines
@@ -18,6 +16,7 @@ from games.models import HandAction, Seat
 from games.selectors import hand_state, hand_state_clear_cache
 from tests.games.table_helpers import (
     active_hand,
+    claim_deadlines_at_once,
     client_action,
     live_db,  # noqa: F401
     make_player,
@@ -161,21 +160,7 @@ def test_concurrent_claimers_apply_a_deadline_exactly_once():
     table, _ = _table(bid_seconds=15)
     hand = active_hand(table)
     due = hand.deadline_at + S
-    barrier = threading.Barrier(3)
-    results: list[int] = []
-
-    def claim():
-        try:
-            barrier.wait(timeout=10)
-            results.append(hand_apply_due_deadlines(now=due))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=claim) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    results = claim_deadlines_at_once(due)
     assert sum(results) == 1
     assert len(_timeouts(hand)) == 1
     assert hand_apply_due_deadlines(now=due) == 0
