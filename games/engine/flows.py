@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from games.engine.cards import BJ_CODE, RANK_TWO, SJ_CODE, card_rank
 from games.engine.errors import InvalidChoice, WrongPhase
+from games.engine.memo import last_by_identity
 from games.engine.state import (
     BID,
     CALL,
@@ -317,7 +318,7 @@ class QQ5Flow(Flow):
 
     def common_exponent(self, state: HandState) -> int:
         reveal = 1 if any(v for v in state.reveals if v) else 0
-        bombs = sum(1 for p in state.plays if self.doubling_bomb(p))
+        bombs = _doubling_bombs(state.plays)
         return reveal + bombs
 
     def multiplier(self, state: HandState, spring: bool = False) -> int:
@@ -345,7 +346,7 @@ class QQ5Flow(Flow):
         terms = []
         if any(v for v in state.reveals if v):
             terms.append(StakeTerm("reveal", Fraction(2)))
-        bombs = sum(1 for p in state.plays if self.doubling_bomb(p))
+        bombs = _doubling_bombs(state.plays)
         if bombs:
             terms.append(StakeTerm("bombs", Fraction(2), count=bombs))
         if self.per_player(state):
@@ -403,6 +404,11 @@ def _grab_order(code: int) -> int:
     if code == SJ_CODE:
         return 4
     return code % 4  # suits "dchs": ♦ 0, ♣ 1, ♥ 2, ♠ 3
+
+
+@last_by_identity
+def _doubling_bombs(plays: tuple[PlayRecord, ...]) -> int:
+    return sum(1 for p in plays if QQ5Flow.doubling_bomb(p))
 
 
 class New5Flow(Flow):

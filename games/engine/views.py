@@ -25,6 +25,7 @@ from typing import Any
 from games.engine.cards import format_card, format_cards, format_ranks
 from games.engine.flows import StakeTerm, flow_for
 from games.engine.hand import legal_actions, waiting_seats
+from games.engine.memo import last_by_identity
 from games.engine.state import (
     CALL_FRIEND,
     HIDDEN_SOLO,
@@ -48,6 +49,11 @@ def _play_text(p: PlayRecord) -> tuple[str, str]:
 def _play_json(p: PlayRecord) -> dict[str, Any]:
     cards, ranks = _play_text(p)
     return {"seat": p.seat, "cards": cards, "kind": p.combo.kind, "ranks": ranks}
+
+
+@last_by_identity
+def _plays_json(plays: tuple[PlayRecord, ...]) -> tuple[dict[str, Any], ...]:
+    return tuple(_play_json(p) for p in plays)
 
 
 def _knows_partner(state: HandState, seat: int | None) -> bool:
@@ -156,7 +162,7 @@ def _common(state: HandState, seat: int | None) -> dict[str, Any]:
             {"seat": s, "cards": None if cards is None else format_cards(cards)}
             for s, cards in state.trick
         ]
-        out["plays"] = [_play_json(p) for p in state.plays]
+        out["plays"] = list(_plays_json(state.plays))
     if flow.announce_at:
         out["reports"] = {
             str(s): len(h) for s, h in enumerate(state.hands) if 0 < len(h) <= flow.announce_at
