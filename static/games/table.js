@@ -153,13 +153,16 @@
     }
   });
 
-  // Every move names the hand version it was made on (the status region's, which comes in
-  // the same frame as the controls; the forms leave it out so that their rendering stays the
-  // same from one move to the next). The play frame carries the selected cards; an empty
-  // selection sends nothing.
+  // Every move names the hand version it was made on: the controls' own while it is this
+  // seat's turn (they come in the seat's own frame, before the version's shared regions), else
+  // the status region's. The forms leave it out so that their rendering stays the same from
+  // one move to the next. The play frame carries the selected cards; an empty selection sends
+  // nothing.
   document.addEventListener("htmx:wsConfigSend", function (ev) {
+    var controls = document.getElementById("table-controls");
     var status = document.getElementById("table-status");
-    if (status && status.dataset.version) ev.detail.parameters.version = status.dataset.version;
+    var version = (controls && controls.dataset.version) || (status && status.dataset.version);
+    if (version) ev.detail.parameters.version = version;
     var form = ev.target;
     if (form && form.id === "play-form") {
       var codes = selectedCodes();

@@ -3,6 +3,9 @@ every bad frame answered to its sender alone with nothing changed."""
 
 from __future__ import annotations
 
+import asyncio
+import re
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
@@ -498,4 +501,32 @@ async def test_a_lost_own_frame_heals_by_a_resync_to_the_exact_screen():
     for s in everyone:
         fresh = await db(fresh_screen)(table_id, s.user)
         assert regions_differing(s.screen, fresh) == [], s.label
+    await _close(everyone)
+
+
+async def test_a_seat_can_move_on_its_own_frame_before_the_shared_regions_come():
+    """A seat's own frame of a version comes before the version's shared regions: the controls
+    that make it his turn carry the hand version his move must name (static/games/table.js
+    sends theirs), so a move made at once is not refused as stale."""
+    table_id, users, watcher = await db(_setup)("classic3", 3)
+    seats, (spectator,) = await _open(table_id, users, watcher)
+    everyone = [*seats.values(), spectator]
+    await _to_the_play(table_id, seats, everyone)
+    mover, _action = await db(next_move)(table_id, set(seats))
+    await _move(table_id, seats)
+    nxt = seats[(mover + 1) % 3]
+    (own,) = await nxt.expect(1)
+    assert 'data-part="seat"' in own and 'data-my-turn="1"' in own
+    version = int(re.search(r'id="table-controls"[^>]*data-version="(\d+)"', own)[1])
+    hand = await db(active_hand)(table_id)
+    assert version == (await db(hand_state)(hand)).public_version
+    _seat, action = await db(next_move)(table_id, set(seats))
+    await nxt.send(frame_for_action(action, version))
+    for _ in range(600):  # the move is taken (a refusal would leave the hand where it was)
+        if (await db(active_hand)(table_id)).version > hand.version:
+            break
+        await asyncio.sleep(0.1)
+    await drain(everyone)
+    assert (await db(active_hand)(table_id)).version > hand.version
+    assert not any("error-msg" in frame for frame in nxt.frames)
     await _close(everyone)

@@ -160,6 +160,7 @@ def session_cookie(user: Any) -> str:
 _REGION = re.compile(r'(?=<div id="table-[a-z]+")')
 _REGION_ID = re.compile(r'^<div id="(table-[a-z]+)"')
 _VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
+_MOVE_VERSION = re.compile(r'id="table-controls"[^>]*data-version="(\d+)"')
 _FRAME = re.compile(
     r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"'
     r'(?: data-part="(\w+)")?(?: data-own="([01])")?'
@@ -232,7 +233,9 @@ class Frame:
             return None
         forms = self.forms()
         acts = {f["act"] for f in forms}
-        version = self.version
+        # as static/games/table.js: the controls' version, which comes with them
+        found = _MOVE_VERSION.search(self.controls)
+        version = int(found.group(1)) if found else self.version
         if "play" in acts or "pass" in acts:
             hints = self.hints()
             if hints:
