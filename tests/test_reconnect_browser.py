@@ -174,7 +174,7 @@ def test_the_page_reconnects_and_shows_what_happened_meanwhile(served, stop_sign
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_context().new_page()
-            page.set_default_timeout(20_000)
+            page.set_default_timeout(60_000)
             page.goto(base + "/accounts/login/")
             page.fill("input[name=login]", "ann")
             page.fill("input[name=password]", PASSWORD)

@@ -294,7 +294,7 @@ class ResultTests:
         assert pages[0].url == pages[1].url
         ui._fill_and_deal(pages[0])
         pages[1].wait_for_selector("#table-hand .hc")
-        ui._play_to_the_end(pages, limit=PATIENCE)
+        ui._play_to_the_end(pages)
         for page, size in zip(pages, ("desktop", "phone"), strict=True):
             panel = page.locator("#table-result .result-panel")
             assert panel.locator("tbody tr").count() == 5

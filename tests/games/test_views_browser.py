@@ -117,7 +117,7 @@ def browser(server):
 def _page(browser, base: str, *, width: int = 1280, height: int = 800, lang: str = "zh-hans"):
     context = browser.new_context(viewport={"width": width, "height": height}, locale=lang)
     context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
-    context.set_default_timeout(15_000)
+    context.set_default_timeout(60_000)
     return context.new_page()
 
 
