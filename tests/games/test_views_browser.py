@@ -69,6 +69,9 @@ def server() -> Iterator[str]:
         "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}",
         "DEBUG": "1",
         "REDIS_URL": "",
+        # no bots fill a waiting table by themselves: on a loaded machine a player's table
+        # filled before his friend's quick-join came, which then opened another table
+        "DDZ_BOT_FILL_SECONDS": "0",
         "DJANGO_SETTINGS_MODULE": "ddz_site.settings",
     }
     python = sys.executable
