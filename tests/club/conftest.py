@@ -2,4 +2,4 @@
 daphne server and Chromium (module-scoped: each test module gets its own server)."""
 
 from tests.games.table_helpers import append_only_triggers  # noqa: F401
-from tests.games.test_views_browser import browser, server  # noqa: F401
+from tests.games.test_views_browser import browser, chromium, server  # noqa: F401

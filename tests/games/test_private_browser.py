@@ -19,6 +19,7 @@ from tests.games.test_views_browser import (  # noqa: F401 - fixtures
     _play_to_the_end,
     _shot,
     browser,
+    chromium,
     server,
 )
 

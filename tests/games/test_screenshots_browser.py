@@ -17,6 +17,7 @@ pytestmark = pytest.mark.browser
 # the daphne subprocess and Chromium of the table's browser tests
 server = ui.server
 browser = ui.browser
+chromium = ui.chromium
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 PLAYERS = {"desktop": "ann", "phone": "ben"}

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.browser
 # the daphne subprocess and Chromium of the table's browser tests
 server = ui.server
 browser = ui.browser
+chromium = ui.chromium
 
 DESKTOP = {"width": 1280, "height": 800}
 # how long a hand may take on a loaded two-core machine: bots and deadlines at their pace
@@ -138,7 +139,7 @@ class BigHandTests:
         deadline = time.time() + PATIENCE
         while not page.locator("#play-form").count():
             assert time.time() < deadline, "never this seat's turn to play"
-            if not ui._act(page, by_clicking=False):
+            if not ui._act(page, by_clicking=False, play=False):
                 page.wait_for_timeout(150)
         count = page.locator("#table-hand .hc").count()
         assert count >= 31, count
@@ -232,7 +233,7 @@ class AccessibilityTests:
             if page.locator("#table-controls[data-my-turn='1']").count() and moment not in seen:
                 seen.add(moment)
                 check(moment)
-            if not ui._act(page, by_clicking=False):
+            if not ui._act(page, by_clicking=False, play=False):
                 page.wait_for_timeout(150)
         check("result")
         page.reload()  # and from scratch, as loaded (every region rendered by the page)

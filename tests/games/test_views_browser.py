@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.browser
 
@@ -107,14 +108,23 @@ def server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser(server):
+def chromium(server):
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The module's Chromium; the test's pages are closed after it. A page left open keeps its
+    sockets and its user's socket leases, and its table keeps being played and pushed to."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 def _page(browser, base: str, *, width: int = 1280, height: int = 800, lang: str = "zh-hans"):
@@ -160,9 +170,12 @@ def _click_cards(page, codes: list[str]) -> None:
             break
 
 
-def _act(page, *, by_clicking: bool) -> bool:
-    """Take one decision if it is this page's turn; True when something was sent."""
+def _act(page, *, by_clicking: bool, play: bool = True) -> bool:
+    """Take one decision if it is this page's turn; True when something was sent. With
+    ``play=False`` only the decisions before play are taken, never a play or a pass."""
     if not page.locator("#table-controls[data-my-turn='1']").count():
+        return False
+    if not play and page.locator("#play-form").count():
         return False
     page.evaluate(
         "() => { const e = document.querySelector('#table-error'); if (e) e.innerHTML = ''; }"
@@ -217,9 +230,21 @@ def _fill_and_deal(page) -> None:
     fill = page.locator("#table-controls form:has(input[name=fill]) button")
     if fill.count():
         fill.click()
-    page.wait_for_selector("#table-controls form[action$='/deal/'] button")
+    try:
+        page.wait_for_selector("#table-controls form[action$='/deal/'] button")
+    except PlaywrightTimeout as timeout:
+        raise AssertionError(_screen_state(page)) from timeout
     page.click("#table-controls form[action$='/deal/'] button")
     page.wait_for_selector("#table-hand .hc")
+
+
+def _screen_state(page) -> str:
+    """What a failed wait saw: the page's controls, its error region and its frame."""
+    parts = [page.url]
+    for region in ("#table-frame", "#table-controls", "#table-error"):
+        node = page.query_selector(region)
+        parts.append(f"{region}: {node.evaluate('el => el.outerHTML') if node else None}")
+    return "\n".join(parts)
 
 
 def _seat_places(page) -> dict:
