@@ -84,7 +84,7 @@ def main() -> None:
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
 
     import games
-    from games import broadcast, services
+    from games import broadcast, render_cache, services
     from games.engine.hand import waiting_seats
     from games.selectors import hand_state
     from tests.games.table_helpers import (
@@ -201,6 +201,14 @@ def main() -> None:
         f"{'bytes':>10}: mean {statistics.fmean(bytes_per_socket) / 1024:.2f} KiB per socket"
         f" per action (p50 {statistics.median(bytes_per_socket) / 1024:.2f})"
     )
+    footprint = getattr(render_cache, "footprint", None)  # an older --tree has none
+    if footprint is not None:
+        kept, size = footprint()
+        print(
+            f"{'memo':>10}: {kept} renderings kept, {size / 2**20:.1f} MiB,"
+            f" {size / max(kept, 1) / 1024:.1f} KiB each (at most"
+            f" {render_cache.CACHE_BYTES / 2**20:.0f} MiB)"
+        )
     if profiler:
         import pstats
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from django.template import engines
 
 from games import render_cache
@@ -67,6 +69,24 @@ def test_cached_renders_once_per_key():
     assert render_cache.cached(b"k", render) == render_cache.cached(b"k", render) == "html"
     assert render_cache.cached(None, render) == "html"
     assert len(calls) == 2
+
+
+def test_the_kept_renderings_stay_within_their_bytes_the_least_recently_used_going_first(
+    monkeypatch,
+):
+    render_cache.clear()
+    page = "x" * 1000
+    monkeypatch.setattr(render_cache, "CACHE_BYTES", 3 * sys.getsizeof(page))
+    for key in (b"a", b"b", b"c"):
+        render_cache.cached(key, lambda: page)
+    render_cache.cached(b"a", lambda: "a fresh rendering")  # used again: kept
+    render_cache.cached(b"d", lambda: page)
+    kept, size = render_cache.footprint()
+    assert (kept, size) == (3, 3 * sys.getsizeof(page))
+    assert render_cache.cached(b"a", lambda: "a fresh rendering") == page
+    assert render_cache.cached(b"b", lambda: "b again") == "b again"  # evicted, rendered anew
+    render_cache.clear()
+    assert render_cache.footprint() == (0, 0)
 
 
 def test_a_template_that_includes_itself_is_not_keyed(settings):
