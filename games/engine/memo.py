@@ -1,10 +1,12 @@
-"""A memo of a function's last call, keyed by the argument's identity.
+"""A memo of a function's last few calls, keyed by the argument's identity.
 
 Every view of one push (a dozen audiences) reads the same hand state, and a few facts of it
 cost a pass over the whole hand's plays each time: the play list as JSON, the bombs that
 double. States are immutable and the states of one push share their play tuple, so the last
-tuple seen and what was made of it answer all but the first reader. The pair is read and
-replaced as one tuple: threads at worst compute it twice.
+tuples seen and what was made of them answer all but the first reader. A push reads two
+states, the one before the move and the one after (to tell whose regions changed), in turns:
+one remembered call would be made again at every turn. The calls are read and replaced as one
+tuple: threads at worst compute one twice.
 """
 
 from __future__ import annotations
@@ -16,18 +18,21 @@ from typing import TypeVar
 A = TypeVar("A")
 R = TypeVar("R")
 
-_UNSEEN = object()
+# a push's two states, and another thread's push meanwhile
+KEPT = 4
 
 
 def last_by_identity(func: Callable[[A], R]) -> Callable[[A], R]:
-    last: list[tuple[object, object]] = [(_UNSEEN, None)]
+    recent: list[tuple[tuple[object, R], ...]] = [()]
 
     @wraps(func)
     def memo(arg: A) -> R:
-        known, made = last[0]
-        if known is not arg:
-            made = func(arg)
-            last[0] = (arg, made)
-        return made  # type: ignore[return-value]
+        calls = recent[0]
+        for known, made in calls:
+            if known is arg:
+                return made
+        made = func(arg)
+        recent[0] = ((arg, made), *calls[: KEPT - 1])
+        return made
 
     return memo
