@@ -666,6 +666,9 @@ def screen_context(
         "own_bottom": card_faces(own_bottom),
         "hints_json": json.dumps(hint_plays),
         "my_turn": my_turn,
+        # the version a move made on these controls names: only the seat to move reads it, so
+        # the controls of the others stay the same rendering from one version to the next
+        "move_version": version if my_turn else None,
         "can_play": my_turn and "play" in legal,
         "can_pass": my_turn and "pass" in legal,
         "choices": _choice_buttons(view) if my_turn else [],
@@ -761,6 +764,7 @@ def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None)
         "partner_hand": [],
         "hints_json": "[]",
         "my_turn": False,
+        "move_version": None,
         "can_play": False,
         "can_pass": False,
         "choices": [],
