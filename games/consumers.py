@@ -30,7 +30,12 @@ from games import broadcast, selectors, services
 from games.errors import MESSAGES, ActionRejected, ErrorCode
 from games.hooks import hooks
 from games.intents import Intent, parse_frame
-from games.presence import socket_held, socket_released
+from games.presence import (
+    socket_held,
+    socket_opening,
+    socket_opening_ended,
+    socket_released,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +107,28 @@ class _Admission:
     refused: int | None = None  # the close code
 
 
+def _opener(scope: dict[str, Any]) -> tuple[str, Any] | None:
+    """Whose connect this is, as far as the scope tells without the database: its browser
+    session, or the user a test's scope names. None when neither (it is refused as anonymous)."""
+    session = scope.get("session")
+    key = getattr(session, "session_key", None)
+    if key:
+        return ("session", key)
+    user = scope.get("user")
+    if user is not None and getattr(user, "pk", None) is not None:
+        return ("user", user.pk)
+    return None
+
+
+def _first_language(scope: dict[str, Any]) -> str:
+    """The language of a refusal made before the socket's user is known: his language cookie's,
+    else the club's."""
+    chosen = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    if chosen and translation.check_for_language(chosen):
+        return chosen
+    return settings.LANGUAGE_CODE
+
+
 def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
     """Who the socket is (its session's user, unless the scope already names one), whether the
     table exists and he may watch it (a private table: players, host, and code holders when
@@ -142,6 +169,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         except (KeyError, TypeError, ValueError):
             await self.close(code=CLOSE_NO_TABLE)
             return
+        self.language = _first_language(self.scope)
+        opener = _opener(self.scope)
+        if opener is not None:
+            if not socket_opening(opener=opener):
+                await self._refuse_extra_socket(
+                    ActionRejected.of(ErrorCode.TOO_MANY_SOCKETS, detail="opening on this process")
+                )
+                return
+            self._opener = opener  # counted until it closes
         admission = await database_sync_to_async(_admit)(self.scope, self.table_id)
         self.user = self.scope["user"] = admission.user
         if admission.refused is not None:
@@ -218,6 +254,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         resync = getattr(self, "_resync_task", None)
         if resync is not None:
             resync.cancel()
+        opener = getattr(self, "_opener", None)
+        if opener is not None:
+            self._opener = None
+            socket_opening_ended(opener=opener)
         for group in getattr(self, "joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "joined", None):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import secrets
 import threading
+from collections.abc import Hashable
 from typing import Any
 
 from django.conf import settings
@@ -52,6 +53,34 @@ def socket_held(*, channel_name: str, table_id: int, user: Any) -> None:
 def socket_released(*, channel_name: str) -> None:
     with _held_lock:
         _held.pop(channel_name, None)
+
+
+# The sockets of one opener (a browser session, or a user where the scope names one) this
+# process is admitting or holds. A burst of connects from one session past the cap is refused
+# here, before any database work: each would cost the process's one database thread two turns
+# (its admission, then its refused lease), and the burst would queue every other table's work
+# behind them. The cap itself is the cluster's, counted by the leases under the user's row lock
+# (``lease_open``), and still decides every socket let through.
+_opening: dict[Hashable, int] = {}
+
+
+def socket_opening(*, opener: Hashable) -> bool:
+    """Count a socket of ``opener`` while it is being admitted and held; False, counting
+    nothing, when this process already has the cap of his sockets."""
+    with _held_lock:
+        count = _opening.get(opener, 0)
+        if count >= settings.DDZ_WS_MAX_SOCKETS_PER_USER:
+            return False
+        _opening[opener] = count + 1
+        return True
+
+
+def socket_opening_ended(*, opener: Hashable) -> None:
+    """A socket counted by ``socket_opening`` closed."""
+    with _held_lock:
+        count = _opening.pop(opener, 0) - 1
+        if count > 0:
+            _opening[opener] = count
 
 
 def sockets_held() -> dict[str, tuple[int, Any]]:

@@ -183,3 +183,33 @@ async def test_sockets_opened_at_once_keep_to_the_cap(settings):
     for sock, open_ in zip(socks, kept, strict=True):
         if open_:
             await sock.close()
+
+
+async def test_a_burst_past_the_cap_is_refused_before_any_database_work(settings, monkeypatch):
+    """One user opening many sockets at once on one process: those past the cap are refused
+    before their admission, which would each take the database thread that every table of the
+    process waits on; those let through are admitted and capped as before."""
+    from games import consumers
+
+    settings.DDZ_WS_MAX_SOCKETS_PER_USER = 3
+    admitted = []
+    admit = consumers._admit
+
+    def counted(scope, table_id):
+        admitted.append(table_id)
+        return admit(scope, table_id)
+
+    monkeypatch.setattr(consumers, "_admit", counted)
+    table_id, user = await db(_table)()
+    socks = [Socket(user, table_id, f"tab{i}") for i in range(12)]
+    await asyncio.gather(*(sock.comm.connect(timeout=30) for sock in socks))
+    kept = [await _kept(sock) for sock in socks]
+    assert kept.count(True) == 3
+    assert len(admitted) == 3
+    # a closed socket frees its place on this process: the next one is admitted
+    opened = [sock for sock, open_ in zip(socks, kept, strict=True) if open_]
+    await opened[0].close()
+    again = await Socket(user, table_id, "again").open()
+    assert len(admitted) == 4
+    for sock in [*opened[1:], again]:
+        await sock.close()
