@@ -90,7 +90,7 @@ def _env(args: argparse.Namespace, side: dict[str, Any] | None = None) -> dict[s
 # --------------------------------------------------------------------------- setup (parent)
 
 
-def _side_env(args: argparse.Namespace, side: dict[str, Any]) -> dict[str, str]:
+def side_env(args: argparse.Namespace, side: dict[str, Any]) -> dict[str, str]:
     """The environment of a command run with ``side``'s code (its root on the path first)."""
     return {
         **os.environ,
@@ -114,7 +114,7 @@ def prepare_database(args: argparse.Namespace, side: dict[str, Any]) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "-v", "0"],
         cwd=side["root"],
-        env=_side_env(args, side),
+        env=side_env(args, side),
         check=True,
     )
     if args.redis:
@@ -128,7 +128,7 @@ def tables_of(args: argparse.Namespace, side: dict[str, Any], count: int) -> lis
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "load_tables.py"), "--make-tables", str(count)],
         cwd=side["root"],
-        env=_side_env(args, side),
+        env=side_env(args, side),
         capture_output=True,
         text=True,
         check=True,
@@ -681,7 +681,7 @@ def audit(args: argparse.Namespace, side: dict[str, Any]) -> str:
     done = subprocess.run(
         [sys.executable, "manage.py", "audit_beans"],
         cwd=side["root"],
-        env=_side_env(args, side),
+        env=side_env(args, side),
         capture_output=True,
         text=True,
         check=False,

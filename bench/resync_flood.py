@@ -9,7 +9,8 @@ server, not his own socket's limit). Printed per run:
 how many of the flooder's sockets the server kept, how many full screens it rendered for him,
 and the other player's round trip (request to his screen's arrival) p50/p99/max: the flood's
 cost to everyone else. The runs alternate between this tree and ``--old`` (a worktree of the
-commit to compare against), each a fresh daphne process on the same database.
+commit to compare against), each a fresh daphne process on a fresh database migrated and
+filled by that side's own code (``--database``, and ``<database>_old`` for the old side).
 
   .venv/bin/python bench/resync_flood.py --old /tmp/ddz-old --rounds 2
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import socket
 import statistics
 import subprocess
@@ -30,14 +30,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load_tables import ORIGIN, _django, _env, make_tables, prepare_database  # noqa: E402
+from bench.load_tables import ORIGIN, prepare_database, side_env, tables_of  # noqa: E402
 from tests.reliability.harness import free_port  # noqa: E402
 
 
-def serve(root: Path, args: argparse.Namespace) -> tuple[subprocess.Popen, int]:
-    """daphne from ``root`` (its own code and venv), with the production flood guard."""
+def serve(side: dict, args: argparse.Namespace) -> tuple[subprocess.Popen, int]:
+    """daphne from the side's root (its own code and venv), with the production flood guard."""
+    root = side["root"]
     port = free_port()
-    env = {**os.environ, **_env(args), "PYTHONPATH": str(root)}
+    env = side_env(args, side)
     for name in ("DDZ_WS_RATE_PER_SECOND", "DDZ_WS_RATE_BURST"):
         env.pop(name)
     proc = subprocess.Popen(
@@ -154,17 +155,17 @@ def main() -> int:
     )
     parser.add_argument("--redis", default="", help="'' for the in-memory channel layer")
     args = parser.parse_args()
-    prepare_database(args)
-    _django(args)
-    from django.db import connection
-
-    made = 0
+    sides = [
+        {"name": "old", "root": Path(args.old).resolve(), "database": args.database + "_old"},
+        {"name": "new", "root": ROOT, "database": args.database},
+    ]
     for _ in range(args.rounds):
-        for label, root in (("old", Path(args.old).resolve()), ("new", ROOT)):
-            tables = make_tables(2, start=made)
-            made += 2
-            connection.close()
-            proc, port = serve(root, args)
+        for side in sides:
+            label = side["name"]
+            # a fresh database per run, migrated and filled by the side's own code
+            prepare_database(args, side)
+            tables = tables_of(args, side, 2)
+            proc, port = serve(side, args)
             try:
                 listening(port)
                 row = asyncio.run(one_run(port, tables, args))
