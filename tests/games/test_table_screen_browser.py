@@ -233,7 +233,7 @@ class AccessibilityTests:
             if page.locator("#table-controls[data-my-turn='1']").count() and moment not in seen:
                 seen.add(moment)
                 check(moment)
-            if not ui._act(page, by_clicking=False, play=False):
+            if not ui._act(page, by_clicking=False):
                 page.wait_for_timeout(150)
         check("result")
         page.reload()  # and from scratch, as loaded (every region rendered by the page)
