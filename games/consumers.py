@@ -121,12 +121,13 @@ def _opener(scope: dict[str, Any]) -> tuple[str, Any] | None:
 
 
 def _first_language(scope: dict[str, Any]) -> str:
-    """The language of a refusal made before the socket's user is known: his language cookie's,
-    else the club's."""
+    """The language of a refusal made before the socket's user is known: his language cookie's
+    when the club ships it, else the club's."""
     chosen = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
-    if chosen and translation.check_for_language(chosen):
-        return chosen
-    return settings.LANGUAGE_CODE
+    try:
+        return translation.get_supported_language_variant(chosen or settings.LANGUAGE_CODE)
+    except LookupError:
+        return settings.LANGUAGE_CODE
 
 
 def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
