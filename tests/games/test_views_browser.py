@@ -230,18 +230,24 @@ def _fill_and_deal(page) -> None:
     fill = page.locator("#table-controls form:has(input[name=fill]) button")
     if fill.count():
         fill.click()
-    try:
-        page.wait_for_selector("#table-controls form[action$='/deal/'] button")
-    except PlaywrightTimeout as timeout:
-        raise AssertionError(_screen_state(page)) from timeout
+    _wait_or_show(page, "#table-controls form[action$='/deal/'] button")
     page.click("#table-controls form[action$='/deal/'] button")
-    page.wait_for_selector("#table-hand .hc")
+    _wait_or_show(page, "#table-hand .hc")
+
+
+def _wait_or_show(page, selector: str) -> None:
+    """Wait for ``selector``; a timeout fails with what the page showed meanwhile."""
+    try:
+        page.wait_for_selector(selector)
+    except PlaywrightTimeout as timeout:
+        raise AssertionError(f"no {selector}\n{_screen_state(page)}") from timeout
 
 
 def _screen_state(page) -> str:
-    """What a failed wait saw: the page's controls, its error region and its frame."""
+    """What a failed wait saw: the page's frame header, status, hand, controls and error."""
     parts = [page.url]
-    for region in ("#table-frame", "#table-controls", "#table-error"):
+    regions = ("#table-frame", "#table-status", "#table-hand", "#table-controls", "#table-error")
+    for region in regions:
         node = page.query_selector(region)
         parts.append(f"{region}: {node.evaluate('el => el.outerHTML') if node else None}")
     return "\n".join(parts)
