@@ -38,6 +38,33 @@ application = ProtocolTypeRouter(
     }
 )
 
+
+def _close_oversized_frames_with_1009() -> None:
+    """daphne (autobahn) fails a socket whose frame passes its size limit (1 MiB) by dropping
+    the TCP connection: the page saw 1006 and could not tell it from a network fault. Failing
+    with the closing handshake sends 1009, as the consumer does for its own, smaller limit.
+    daphne reads its factory class from ``daphne.server`` when it starts serving, after it
+    has imported this module."""
+    try:
+        import daphne.server
+    except ImportError:  # served by another ASGI server
+        return
+    factory = daphne.server.WebSocketFactory
+    if getattr(factory, "closes_with_a_code", False):
+        return
+
+    class ClosingWebSocketFactory(factory):
+        closes_with_a_code = True
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.setProtocolOptions(failByDrop=False)
+
+    daphne.server.WebSocketFactory = ClosingWebSocketFactory
+
+
+_close_oversized_frames_with_1009()
+
 # What is loaded by now (modules, templates, settings) lives as long as the process: kept out
 # of the collector's oldest generation, whose full passes paused the process for up to 131 ms
 # at 60 tables, and for up to 57 ms once frozen (bench/README.md, "Seventh round").
