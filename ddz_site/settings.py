@@ -123,6 +123,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
 # SQLite that means a file, not the default in-memory database.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+    # A transaction takes SQLite's write lock when it begins, not at its first write: a
+    # deferred one that read first and then wrote while another thread wrote was refused at
+    # once ("database is locked", no waiting), and a quick-join so refused opened a new table.
+    # Writers now queue for up to the timeout, as they do on PostgreSQL's row lock.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE", timeout=env_int("DB_SQLITE_TIMEOUT", 20)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Channel layer: Redis when REDIS_URL is set (several daphne processes), in-memory otherwise.
@@ -180,8 +187,8 @@ DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
 # No one user can starve a process (issue #17): table sockets one user may hold across the
 # cluster (counted by their leases), full renderings a socket's resync requests get per second
 # (the others are answered by the one in flight or waiting), and the largest frame a socket may
-# send, and be sent, before it is closed with 1009 (daphne itself drops, without a close code,
-# a frame over its own limit of 1 MiB).
+# send, and be sent, before it is closed with 1009 (daphne closes with 1009 too for a frame
+# past its own limit of 1 MiB, which never reaches the consumer: ddz_site/asgi.py).
 DDZ_WS_MAX_SOCKETS_PER_USER = env_int("DDZ_WS_MAX_SOCKETS_PER_USER", 6)
 DDZ_WS_RESYNC_PER_SECOND = float(os.environ.get("DDZ_WS_RESYNC_PER_SECOND", "3"))
 DDZ_WS_MAX_FRAME_BYTES = env_int("DDZ_WS_MAX_FRAME_BYTES", 64 * 1024)
