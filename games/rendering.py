@@ -39,6 +39,8 @@ from games.engine.views import public_view, view_for
 SHARED_REGIONS = ("status", "seats", "trick")
 OWN_REGIONS = ("hand", "controls", "result")
 REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
+# a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them
+MOVE_REGIONS = ("status", "seat_panels", "trick")
 
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
 SUIT_NAMES = {
@@ -450,39 +452,12 @@ def screen_context(
     me = view.get("seat")
     variant = view["variant"]
     waiting = set(view.get("waiting") or [])
-    autoplay = view.get("autoplay") or [False] * n
-    reports = view.get("reports") or {}
     counts = view.get("hand_counts") or [0] * n
     face_up = view.get("face_up")
-    trick_by_seat: dict[int, dict[str, Any]] = {}
-    for entry in view.get("trick") or []:
-        trick_by_seat[entry["seat"]] = entry
     top = view.get("top")
     deadline = _deadline_iso(deadline_at) if not view.get("finished") else ""
     infos = {s.index: s for s in seats}
-
-    def in_play(seat: int) -> dict[str, Any]:
-        role, badges = _seat_roles(view, seat)
-        last = trick_by_seat.get(seat)
-        return {
-            "count": counts[seat] if seat < len(counts) else 0,
-            "role": role,
-            "role_badges": badges,
-            "landlord_side": role in ("landlord", "partner"),
-            "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
-            "report": reports.get(str(seat)),
-            "waiting": seat in waiting and not view.get("finished"),
-            # the clock shows on the seats to act only; the others' panels stay the same
-            "deadline": deadline if seat in waiting else "",
-            "decisions": _seat_decisions(view, seat),
-            "face_up_holder": face_up is not None and face_up.get("seat") == seat,
-            "last": None
-            if last is None
-            else {"passed": last["cards"] is None, "cards": card_faces(last["cards"])},
-            "is_top": top is not None and top["seat"] == seat,
-        }
-
-    seat_rows = _seat_rows(seats, n, in_play)
+    seat_rows = seat_panels(view, seats, deadline=deadline)
 
     played = {s.index: s for s in players} if players else infos
     names = {
@@ -682,6 +657,44 @@ def screen_context(
         "in_hand": True,
         **{k: v for k, v in extras.items() if k not in _EXTRA_KEYS},
     }
+
+
+def seat_panels(
+    view: dict[str, Any], seats: Sequence[SeatInfo], *, deadline: str
+) -> list[dict[str, Any]]:
+    """Each seat's panel as ``view``'s audience sees it in a hand: its occupant, cards left,
+    roles, decisions, last play, and ``deadline`` (an ISO time or "") on the seats to act."""
+    n = view["seats"]
+    waiting = set(view.get("waiting") or [])
+    autoplay = view.get("autoplay") or [False] * n
+    reports = view.get("reports") or {}
+    counts = view.get("hand_counts") or [0] * n
+    face_up = view.get("face_up")
+    trick_by_seat = {entry["seat"]: entry for entry in view.get("trick") or []}
+    top = view.get("top")
+
+    def in_play(seat: int) -> dict[str, Any]:
+        role, badges = _seat_roles(view, seat)
+        last = trick_by_seat.get(seat)
+        return {
+            "count": counts[seat] if seat < len(counts) else 0,
+            "role": role,
+            "role_badges": badges,
+            "landlord_side": role in ("landlord", "partner"),
+            "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
+            "report": reports.get(str(seat)),
+            "waiting": seat in waiting and not view.get("finished"),
+            # the clock shows on the seats to act only; the others' panels stay the same
+            "deadline": deadline if seat in waiting else "",
+            "decisions": _seat_decisions(view, seat),
+            "face_up_holder": face_up is not None and face_up.get("seat") == seat,
+            "last": None
+            if last is None
+            else {"passed": last["cards"] is None, "cards": card_faces(last["cards"])},
+            "is_top": top is not None and top["seat"] == seat,
+        }
+
+    return _seat_rows(seats, n, in_play)
 
 
 # A phone (360–390 px) shows about 300 px of overlapped cards a row: at most 11 a row keeps
@@ -1187,6 +1200,21 @@ def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | None:
     return None if old != new else False
 
 
+def changed_panels(
+    public: dict[str, Any], before: dict[str, Any], snapshot: TableSnapshot
+) -> list[dict[str, Any]]:
+    """The seat panels of ``public`` (the public context of a move's push) that differ from
+    the panels of ``before`` (the public view before the move), and those of the seats to act
+    (their clock starts again, which the state before does not tell): what every page at the
+    version before shows of the others stays as it is. From public facts alone, so what one
+    audience is sent tells it nothing another would not be."""
+    infos, _count = snapshot.seat_infos()
+    old = seat_panels(before, infos, deadline=public["status"]["deadline"])
+    return [
+        row for row, was in zip(public["seats"], old, strict=True) if row["waiting"] or row != was
+    ]
+
+
 @dataclass
 class PushRendering:
     """One push of a table state: the shared regions once per language, a spectator's own
@@ -1213,12 +1241,20 @@ def render_push(
     watching = set(watcher_languages)
     shared: dict[str, str] = {}
     watcher: dict[str, str] = {}
+    # a move's push (the state before it known) sends only the seat panels it changed
+    seen_before = None
+    if snapshot.before is not None and not every_seat:
+        seen_before = public_view(snapshot.before)
     for language in sorted(set(languages) | watching):
         with translation.override(language):
             public = table_context(
                 table=table, hand=hand, seat_index=None, user=None, snapshot=snapshot
             )
-            shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
+            if seen_before is None:
+                shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
+            else:
+                moved = {**public, "changed_seats": changed_panels(public, seen_before, snapshot)}
+                shared[language] = render_regions_shared([moved], names=MOVE_REGIONS)[0]
             if language in watching:
                 watcher[language] = render_regions_shared([public], names=OWN_REGIONS)[0]
     before = None
