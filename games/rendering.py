@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -327,6 +328,28 @@ def _seat_decisions(view: dict[str, Any], seat: int) -> list[str]:
     return notes
 
 
+# --------------------------------------------------------------------------- views
+# The views of each hand state built so far, by seat (None: the public view), kept while the
+# state lives: a push reads each view of its state a few times (whose own regions changed,
+# then their contexts), and the next move's push reads them again as its state before. A view
+# is a pure function of the immutable state: nobody changes one, and a process that never
+# built one builds it.
+_seen: dict[int, dict[int | None, dict[str, Any]]] = {}
+
+
+def seen_by(state: HandState, seat: int | None) -> dict[str, Any]:
+    """``view_for(state, seat)``, or ``public_view(state)`` when ``seat`` is None, built once
+    per state. Read it, never change it."""
+    views = _seen.get(id(state))
+    if views is None:
+        views = _seen[id(state)] = {}
+        weakref.finalize(state, _seen.pop, id(state), None)
+    view = views.get(seat)
+    if view is None:
+        view = views[seat] = public_view(state) if seat is None else view_for(state, seat)
+    return view
+
+
 # --------------------------------------------------------------------------- context
 def _deadline_iso(deadline: datetime.datetime | None) -> str:
     if deadline is None:
@@ -501,7 +524,7 @@ def screen_context(
         and me is not None
         and phase in flow_for(state.variant).simultaneous_phases
     ):
-        shown = _seat_decisions(public_view(state), me)
+        shown = _seat_decisions(seen_by(state, None), me)
         my_pending = [d for d in _seat_decisions(view, me) if d not in shown]
     secret_solo = (
         state is not None
@@ -1007,7 +1030,7 @@ def table_context(
         assert state is not None
         if seat_index is not None and not _held_seat(snapshot.holders, seat_index, user):
             seat_index = None  # sat down after this hand was dealt: it is not his hand
-        view = view_for(state, seat_index) if seat_index is not None else public_view(state)
+        view = seen_by(state, seat_index)
         # the hand's own snapshot (a private table's host may change them for the next hand)
         turn = getattr(hand, "turn_seconds", None) or room.turn_seconds
         bid = getattr(hand, "bid_seconds", None) or room.bid_seconds
@@ -1193,7 +1216,7 @@ def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | None:
     before, after = snapshot.before, snapshot.state
     if before is None or after is None or not _held_seat(snapshot.holders, seat, user):
         return None
-    views = [view_for(state, seat) for state in (before, after)]
+    views = [seen_by(state, seat) for state in (before, after)]
     if any(seat in view["waiting"] for view in views):
         return True
     old, new = ({k: v for k, v in view.items() if k not in _SHARED_ONLY_KEYS} for view in views)
@@ -1244,7 +1267,7 @@ def render_push(
     # a move's push (the state before it known) sends only the seat panels it changed
     seen_before = None
     if snapshot.before is not None and not every_seat:
-        seen_before = public_view(snapshot.before)
+        seen_before = seen_by(snapshot.before, None)
     for language in sorted(set(languages) | watching):
         with translation.override(language):
             public = table_context(
