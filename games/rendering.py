@@ -40,6 +40,8 @@ from games.engine.views import public_view, view_for
 SHARED_REGIONS = ("status", "seats", "trick")
 OWN_REGIONS = ("hand", "controls", "result")
 REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
+# what only the shared regions read of a context: a seat's own regions' context leaves it out
+SHARED_ONLY = ("seats", "trick", "top")
 # a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them
 MOVE_REGIONS = ("status", "seat_panels", "trick")
 
@@ -461,6 +463,7 @@ def screen_context(
     now: datetime.datetime | None = None,
     players: Sequence[SeatInfo] | None = None,
     hints: bool = True,
+    shared: bool = True,
 ) -> dict[str, Any]:
     """Everything the region templates need, from one audience's view dict.
 
@@ -469,7 +472,8 @@ def screen_context(
     countdown is set by; a push gives every audience the same one. ``players``: who played
     each seat of the hand, which names its plays and its result (default: ``seats``, the
     seats' occupants, who may have changed since the hand ended). ``hints``: False leaves the
-    hint plays out (``with_hints`` adds them).
+    hint plays out (``with_hints`` adds them). ``shared``: False leaves out ``SHARED_ONLY``,
+    what only the shared regions read (a context for a seat's own regions).
     """
     n = view["seats"]
     me = view.get("seat")
@@ -480,34 +484,36 @@ def screen_context(
     top = view.get("top")
     deadline = _deadline_iso(deadline_at) if not view.get("finished") else ""
     infos = {s.index: s for s in seats}
-    seat_rows = seat_panels(view, seats, deadline=deadline)
 
     played = {s.index: s for s in players} if players else infos
     names = {
         seat: (played[seat].name if seat in played else None) or _("Seat %(n)s") % {"n": seat + 1}
         for seat in range(n)
     }
-    trick = [
-        {
-            "seat": entry["seat"],
-            "name": names.get(entry["seat"], ""),
-            "passed": entry["cards"] is None,
-            "cards": card_faces(entry["cards"]),
-            "is_top": top is not None
-            and entry["seat"] == top["seat"]
-            and entry["cards"] == top["cards"],
-        }
-        for entry in view.get("trick") or []
-    ]
-    top_ctx = None
-    if top is not None:
-        top_ctx = {
-            "seat": top["seat"],
-            "name": names.get(top["seat"], ""),
-            "cards": card_faces(top["cards"]),
-            "kind": kind_label(variant, top["kind"], top["cards"]),
-            "bomb": top["kind"] in BOMB_KINDS,
-        }
+    shared_parts: dict[str, Any] = {}
+    if shared:
+        shared_parts["seats"] = seat_panels(view, seats, deadline=deadline)
+        shared_parts["trick"] = [
+            {
+                "seat": entry["seat"],
+                "name": names.get(entry["seat"], ""),
+                "passed": entry["cards"] is None,
+                "cards": card_faces(entry["cards"]),
+                "is_top": top is not None
+                and entry["seat"] == top["seat"]
+                and entry["cards"] == top["cards"],
+            }
+            for entry in view.get("trick") or []
+        ]
+        shared_parts["top"] = None
+        if top is not None:
+            shared_parts["top"] = {
+                "seat": top["seat"],
+                "name": names.get(top["seat"], ""),
+                "cards": card_faces(top["cards"]),
+                "kind": kind_label(variant, top["kind"], top["cards"]),
+                "bomb": top["kind"] in BOMB_KINDS,
+            }
     phase = view.get("phase")
     legal = view.get("legal") or []
     my_turn = bool(me is not None and me in waiting and not view.get("finished") and legal)
@@ -649,9 +655,7 @@ def screen_context(
         "seat_count": n,
         "me": me,
         "spectator": me is None,
-        "seats": seat_rows,
-        "trick": trick,
-        "top": top_ctx,
+        **shared_parts,
         "leading": my_turn and phase == "play" and top is None,
         "hand_cards": hand_cards,
         "my_role": my_role,
@@ -1007,10 +1011,12 @@ def table_context(
     user: Any,
     snapshot: TableSnapshot | None = None,
     hints: bool = True,
+    own_only: bool = False,
 ) -> dict[str, Any]:
     """The template context of ``table`` for one audience (a seat, or None for spectators).
     ``snapshot``: the reads shared by every audience of this state (read here when None).
-    ``hints``: False leaves the hint plays out (``with_hints``)."""
+    ``hints``: False leaves the hint plays out (``with_hints``). ``own_only``: the context of
+    the audience's own regions alone (``SHARED_ONLY`` left out)."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     room = table.room
@@ -1063,6 +1069,7 @@ def table_context(
             now=snapshot.now,
             players=snapshot.player_infos(),
             hints=hints,
+            shared=not own_only,
         )
     ctx.update(
         {
@@ -1164,9 +1171,9 @@ def render_regions_shared(
 
 def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
     """Whether a seat's own regions read anything different in ``after`` than in ``before``
-    (two contexts of its seat, built with ``hints=False``): decided from the values its
-    templates read, as the render memo keys them, so it depends on what that seat may know
-    and nothing else."""
+    (two contexts of its seat, built with ``hints=False`` and ``own_only``): decided from the
+    values its templates read, as the render memo keys them, so it depends on what that seat
+    may know and nothing else."""
     from django.template.loader import get_template
 
     from games import render_cache
@@ -1295,7 +1302,13 @@ def render_push(
                 if moved is False:
                     continue
                 seen = partial(
-                    table_context, table=table, hand=hand, seat_index=seat, user=user, hints=False
+                    table_context,
+                    table=table,
+                    hand=hand,
+                    seat_index=seat,
+                    user=user,
+                    hints=False,
+                    own_only=True,
                 )
                 ctx = seen(snapshot=snapshot)
                 changed = before is None or moved is not None
