@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REGION_FILES = {
     f"games/table/{name}.html"
-    for name in ("status", "seats", "trick", "hand", "controls", "result", "club")
+    for name in ("status", "seats", "seat_panels", "trick", "hand", "controls", "result", "club")
 }
 
 

@@ -6,7 +6,9 @@ Groups (names: ASCII, dots, under 100 characters):
   ``table.<id>.public``      every socket at the table, seated ones included: the shared regions
                              (status, seats, trick), rendered once per language read at the table
                              from ``public_view``, and a spectator's own regions, which a seated
-                             user's socket leaves out (the event names the seated users).
+                             user's socket leaves out (the event names the seated users). A
+                             move's push carries only the seat panels it changed, each swapped
+                             in by id (decided from the public views before and after it).
 A seat's hidden cards never travel through the shared group, and a seat group can never reach
 the next occupant of that seat. A seat is sent its own regions only when they changed (decided
 from the state before and after the push, from what that seat may know alone), so how many

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -39,6 +40,10 @@ from games.engine.views import public_view, view_for
 SHARED_REGIONS = ("status", "seats", "trick")
 OWN_REGIONS = ("hand", "controls", "result")
 REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
+# what only the shared regions read of a context: a seat's own regions' context leaves it out
+SHARED_ONLY = ("seats", "trick", "top")
+# a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them
+MOVE_REGIONS = ("status", "seat_panels", "trick")
 
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
 SUIT_NAMES = {
@@ -325,6 +330,28 @@ def _seat_decisions(view: dict[str, Any], seat: int) -> list[str]:
     return notes
 
 
+# --------------------------------------------------------------------------- views
+# The views of each hand state built so far, by seat (None: the public view), kept while the
+# state lives: a push reads each view of its state a few times (whose own regions changed,
+# then their contexts), and the next move's push reads them again as its state before. A view
+# is a pure function of the immutable state: nobody changes one, and a process that never
+# built one builds it.
+_seen: dict[int, dict[int | None, dict[str, Any]]] = {}
+
+
+def seen_by(state: HandState, seat: int | None) -> dict[str, Any]:
+    """``view_for(state, seat)``, or ``public_view(state)`` when ``seat`` is None, built once
+    per state. Read it, never change it."""
+    views = _seen.get(id(state))
+    if views is None:
+        views = _seen[id(state)] = {}
+        weakref.finalize(state, _seen.pop, id(state), None)
+    view = views.get(seat)
+    if view is None:
+        view = views[seat] = public_view(state) if seat is None else view_for(state, seat)
+    return view
+
+
 # --------------------------------------------------------------------------- context
 def _deadline_iso(deadline: datetime.datetime | None) -> str:
     if deadline is None:
@@ -436,6 +463,7 @@ def screen_context(
     now: datetime.datetime | None = None,
     players: Sequence[SeatInfo] | None = None,
     hints: bool = True,
+    shared: bool = True,
 ) -> dict[str, Any]:
     """Everything the region templates need, from one audience's view dict.
 
@@ -444,72 +472,48 @@ def screen_context(
     countdown is set by; a push gives every audience the same one. ``players``: who played
     each seat of the hand, which names its plays and its result (default: ``seats``, the
     seats' occupants, who may have changed since the hand ended). ``hints``: False leaves the
-    hint plays out (``with_hints`` adds them).
+    hint plays out (``with_hints`` adds them). ``shared``: False leaves out ``SHARED_ONLY``,
+    what only the shared regions read (a context for a seat's own regions).
     """
     n = view["seats"]
     me = view.get("seat")
     variant = view["variant"]
     waiting = set(view.get("waiting") or [])
-    autoplay = view.get("autoplay") or [False] * n
-    reports = view.get("reports") or {}
     counts = view.get("hand_counts") or [0] * n
     face_up = view.get("face_up")
-    trick_by_seat: dict[int, dict[str, Any]] = {}
-    for entry in view.get("trick") or []:
-        trick_by_seat[entry["seat"]] = entry
     top = view.get("top")
     deadline = _deadline_iso(deadline_at) if not view.get("finished") else ""
     infos = {s.index: s for s in seats}
-
-    def in_play(seat: int) -> dict[str, Any]:
-        role, badges = _seat_roles(view, seat)
-        last = trick_by_seat.get(seat)
-        return {
-            "count": counts[seat] if seat < len(counts) else 0,
-            "role": role,
-            "role_badges": badges,
-            "landlord_side": role in ("landlord", "partner"),
-            "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
-            "report": reports.get(str(seat)),
-            "waiting": seat in waiting and not view.get("finished"),
-            # the clock shows on the seats to act only; the others' panels stay the same
-            "deadline": deadline if seat in waiting else "",
-            "decisions": _seat_decisions(view, seat),
-            "face_up_holder": face_up is not None and face_up.get("seat") == seat,
-            "last": None
-            if last is None
-            else {"passed": last["cards"] is None, "cards": card_faces(last["cards"])},
-            "is_top": top is not None and top["seat"] == seat,
-        }
-
-    seat_rows = _seat_rows(seats, n, in_play)
 
     played = {s.index: s for s in players} if players else infos
     names = {
         seat: (played[seat].name if seat in played else None) or _("Seat %(n)s") % {"n": seat + 1}
         for seat in range(n)
     }
-    trick = [
-        {
-            "seat": entry["seat"],
-            "name": names.get(entry["seat"], ""),
-            "passed": entry["cards"] is None,
-            "cards": card_faces(entry["cards"]),
-            "is_top": top is not None
-            and entry["seat"] == top["seat"]
-            and entry["cards"] == top["cards"],
-        }
-        for entry in view.get("trick") or []
-    ]
-    top_ctx = None
-    if top is not None:
-        top_ctx = {
-            "seat": top["seat"],
-            "name": names.get(top["seat"], ""),
-            "cards": card_faces(top["cards"]),
-            "kind": kind_label(variant, top["kind"], top["cards"]),
-            "bomb": top["kind"] in BOMB_KINDS,
-        }
+    shared_parts: dict[str, Any] = {}
+    if shared:
+        shared_parts["seats"] = seat_panels(view, seats, deadline=deadline)
+        shared_parts["trick"] = [
+            {
+                "seat": entry["seat"],
+                "name": names.get(entry["seat"], ""),
+                "passed": entry["cards"] is None,
+                "cards": card_faces(entry["cards"]),
+                "is_top": top is not None
+                and entry["seat"] == top["seat"]
+                and entry["cards"] == top["cards"],
+            }
+            for entry in view.get("trick") or []
+        ]
+        shared_parts["top"] = None
+        if top is not None:
+            shared_parts["top"] = {
+                "seat": top["seat"],
+                "name": names.get(top["seat"], ""),
+                "cards": card_faces(top["cards"]),
+                "kind": kind_label(variant, top["kind"], top["cards"]),
+                "bomb": top["kind"] in BOMB_KINDS,
+            }
     phase = view.get("phase")
     legal = view.get("legal") or []
     my_turn = bool(me is not None and me in waiting and not view.get("finished") and legal)
@@ -526,7 +530,7 @@ def screen_context(
         and me is not None
         and phase in flow_for(state.variant).simultaneous_phases
     ):
-        shown = _seat_decisions(public_view(state), me)
+        shown = _seat_decisions(seen_by(state, None), me)
         my_pending = [d for d in _seat_decisions(view, me) if d not in shown]
     secret_solo = (
         state is not None
@@ -651,9 +655,7 @@ def screen_context(
         "seat_count": n,
         "me": me,
         "spectator": me is None,
-        "seats": seat_rows,
-        "trick": trick,
-        "top": top_ctx,
+        **shared_parts,
         "leading": my_turn and phase == "play" and top is None,
         "hand_cards": hand_cards,
         "my_role": my_role,
@@ -682,6 +684,44 @@ def screen_context(
         "in_hand": True,
         **{k: v for k, v in extras.items() if k not in _EXTRA_KEYS},
     }
+
+
+def seat_panels(
+    view: dict[str, Any], seats: Sequence[SeatInfo], *, deadline: str
+) -> list[dict[str, Any]]:
+    """Each seat's panel as ``view``'s audience sees it in a hand: its occupant, cards left,
+    roles, decisions, last play, and ``deadline`` (an ISO time or "") on the seats to act."""
+    n = view["seats"]
+    waiting = set(view.get("waiting") or [])
+    autoplay = view.get("autoplay") or [False] * n
+    reports = view.get("reports") or {}
+    counts = view.get("hand_counts") or [0] * n
+    face_up = view.get("face_up")
+    trick_by_seat = {entry["seat"]: entry for entry in view.get("trick") or []}
+    top = view.get("top")
+
+    def in_play(seat: int) -> dict[str, Any]:
+        role, badges = _seat_roles(view, seat)
+        last = trick_by_seat.get(seat)
+        return {
+            "count": counts[seat] if seat < len(counts) else 0,
+            "role": role,
+            "role_badges": badges,
+            "landlord_side": role in ("landlord", "partner"),
+            "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
+            "report": reports.get(str(seat)),
+            "waiting": seat in waiting and not view.get("finished"),
+            # the clock shows on the seats to act only; the others' panels stay the same
+            "deadline": deadline if seat in waiting else "",
+            "decisions": _seat_decisions(view, seat),
+            "face_up_holder": face_up is not None and face_up.get("seat") == seat,
+            "last": None
+            if last is None
+            else {"passed": last["cards"] is None, "cards": card_faces(last["cards"])},
+            "is_top": top is not None and top["seat"] == seat,
+        }
+
+    return _seat_rows(seats, n, in_play)
 
 
 # A phone (360–390 px) shows about 300 px of overlapped cards a row: at most 11 a row keeps
@@ -971,10 +1011,12 @@ def table_context(
     user: Any,
     snapshot: TableSnapshot | None = None,
     hints: bool = True,
+    own_only: bool = False,
 ) -> dict[str, Any]:
     """The template context of ``table`` for one audience (a seat, or None for spectators).
     ``snapshot``: the reads shared by every audience of this state (read here when None).
-    ``hints``: False leaves the hint plays out (``with_hints``)."""
+    ``hints``: False leaves the hint plays out (``with_hints``). ``own_only``: the context of
+    the audience's own regions alone (``SHARED_ONLY`` left out)."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     room = table.room
@@ -994,7 +1036,7 @@ def table_context(
         assert state is not None
         if seat_index is not None and not _held_seat(snapshot.holders, seat_index, user):
             seat_index = None  # sat down after this hand was dealt: it is not his hand
-        view = view_for(state, seat_index) if seat_index is not None else public_view(state)
+        view = seen_by(state, seat_index)
         # the hand's own snapshot (a private table's host may change them for the next hand)
         turn = getattr(hand, "turn_seconds", None) or room.turn_seconds
         bid = getattr(hand, "bid_seconds", None) or room.bid_seconds
@@ -1027,6 +1069,7 @@ def table_context(
             now=snapshot.now,
             players=snapshot.player_infos(),
             hints=hints,
+            shared=not own_only,
         )
     ctx.update(
         {
@@ -1128,9 +1171,9 @@ def render_regions_shared(
 
 def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
     """Whether a seat's own regions read anything different in ``after`` than in ``before``
-    (two contexts of its seat, built with ``hints=False``): decided from the values its
-    templates read, as the render memo keys them, so it depends on what that seat may know
-    and nothing else."""
+    (two contexts of its seat, built with ``hints=False`` and ``own_only``): decided from the
+    values its templates read, as the render memo keys them, so it depends on what that seat
+    may know and nothing else."""
     from django.template.loader import get_template
 
     from games import render_cache
@@ -1180,11 +1223,26 @@ def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | None:
     before, after = snapshot.before, snapshot.state
     if before is None or after is None or not _held_seat(snapshot.holders, seat, user):
         return None
-    views = [view_for(state, seat) for state in (before, after)]
+    views = [seen_by(state, seat) for state in (before, after)]
     if any(seat in view["waiting"] for view in views):
         return True
     old, new = ({k: v for k, v in view.items() if k not in _SHARED_ONLY_KEYS} for view in views)
     return None if old != new else False
+
+
+def changed_panels(
+    public: dict[str, Any], before: dict[str, Any], snapshot: TableSnapshot
+) -> list[dict[str, Any]]:
+    """The seat panels of ``public`` (the public context of a move's push) that differ from
+    the panels of ``before`` (the public view before the move), and those of the seats to act
+    (their clock starts again, which the state before does not tell): what every page at the
+    version before shows of the others stays as it is. From public facts alone, so what one
+    audience is sent tells it nothing another would not be."""
+    infos, _count = snapshot.seat_infos()
+    old = seat_panels(before, infos, deadline=public["status"]["deadline"])
+    return [
+        row for row, was in zip(public["seats"], old, strict=True) if row["waiting"] or row != was
+    ]
 
 
 @dataclass
@@ -1213,12 +1271,20 @@ def render_push(
     watching = set(watcher_languages)
     shared: dict[str, str] = {}
     watcher: dict[str, str] = {}
+    # a move's push (the state before it known) sends only the seat panels it changed
+    seen_before = None
+    if snapshot.before is not None and not every_seat:
+        seen_before = seen_by(snapshot.before, None)
     for language in sorted(set(languages) | watching):
         with translation.override(language):
             public = table_context(
                 table=table, hand=hand, seat_index=None, user=None, snapshot=snapshot
             )
-            shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
+            if seen_before is None:
+                shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
+            else:
+                moved = {**public, "changed_seats": changed_panels(public, seen_before, snapshot)}
+                shared[language] = render_regions_shared([moved], names=MOVE_REGIONS)[0]
             if language in watching:
                 watcher[language] = render_regions_shared([public], names=OWN_REGIONS)[0]
     before = None
@@ -1236,7 +1302,13 @@ def render_push(
                 if moved is False:
                     continue
                 seen = partial(
-                    table_context, table=table, hand=hand, seat_index=seat, user=user, hints=False
+                    table_context,
+                    table=table,
+                    hand=hand,
+                    seat_index=seat,
+                    user=user,
+                    hints=False,
+                    own_only=True,
                 )
                 ctx = seen(snapshot=snapshot)
                 changed = before is None or moved is not None

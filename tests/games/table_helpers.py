@@ -219,6 +219,23 @@ def regions(html: str) -> dict[str, str]:
     return _TopLevel(html).found
 
 
+def swap_in(screen: dict[str, str], html: str) -> None:
+    """``screen`` (a page's regions by id) after the frame ``html``, as the htmx ws extension
+    swaps it in: each top-level element replaces the element of its id, a region or one inside
+    a region (a move's seat panel in #table-seats), which loses its ``hx-swap-oob``."""
+    for element_id, element in regions(html).items():
+        marker = f'id="{element_id}"'
+        holder = next((k for k, v in screen.items() if k != element_id and marker in v), None)
+        if element_id in screen or holder is None:
+            screen[element_id] = element
+            continue
+        region = screen[holder]
+        start = region.rindex("<", 0, region.index(marker))
+        old = _TopLevel(region[start:]).found[element_id]
+        new = element.replace(' hx-swap-oob="true"', "", 1)
+        screen[holder] = region[:start] + new + region[start + len(old) :]
+
+
 def comparable(screen: dict[str, str]) -> dict[str, str]:
     return {k: VOLATILE_RE.sub("", v) for k, v in screen.items() if k not in UNCOMPARED}
 
@@ -319,10 +336,10 @@ class Socket:
             if found[3] != "seat":
                 self.shared = version
             if found[4] == "1" and self.own != version:  # his own frame of it was lost
-                self.screen.update(regions(html))
+                swap_in(self.screen, html)
                 await self.resync()
                 return
-        self.screen.update(regions(html))
+        swap_in(self.screen, html)
 
     async def resync(self) -> None:
         self.resyncs += 1

@@ -19,6 +19,7 @@ from tests.games.table_helpers import (
     make_room,
     regions,
     seated_table,
+    swap_in,
 )
 
 pytestmark = pytest.mark.django_db
@@ -60,13 +61,13 @@ def _apply(screens: dict[str, dict[str, str]], frames: list) -> None:
     public frame's parts: a seated user's shared regions, a spectator's with his own)."""
     for group, event in frames:
         if "seated_languages" not in event:  # a seat's own frame
-            screens.setdefault(group, {}).update(regions(event["html"]))
+            swap_in(screens.setdefault(group, {}), event["html"])
             continue
         for uid, language in event["seated_languages"].items():
             user = group.replace("public", f"user.{uid}")
-            screens.setdefault(user, {}).update(regions(event["html_by_language"][language]))
+            swap_in(screens.setdefault(user, {}), event["html_by_language"][language])
         watcher = event["html"] + next(iter(event["watcher_by_language"].values()), "")
-        screens.setdefault(group, {}).update(regions(watcher))
+        swap_in(screens.setdefault(group, {}), watcher)
 
 
 def _pushed(table_id: int) -> dict[str, dict[str, str]]:
@@ -198,3 +199,54 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
         assert set(groups[:-1]) == changed, (mover, following)
         checked += 1
     assert checked > 5
+
+
+def _panels(html: str) -> dict[int, str]:
+    """The seat panels in ``html`` by seat, as a fresh load shows them (no oob mark)."""
+    import re
+
+    found = re.findall(r'(<section [^>]*id="table-seat-(\d+)".*?</section>)', html, re.S)
+    return {int(seat): panel.replace(' hx-swap-oob="true"', "") for panel, seat in found}
+
+
+@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
+def test_a_move_sends_only_the_seat_panels_it_changed(monkeypatch):
+    """A move's public frame carries the seat panels that look different after it, and those
+    of the seats to act (their clock starts again), not #table-seats whole: the others' panels
+    on every page stay as the version before showed them, which are a fresh load's."""
+    sent: list[list] = []
+    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    humans = [make_player() for _ in range(3)]
+    table = seated_table(make_room("classic3"), humans)
+    users = dict(enumerate(humans))
+    services.hand_start(table_id=table.pk)
+    checked = fewer = 0
+    for _ in range(200):
+        hand = active_hand(table)
+        if hand is None:
+            break
+        state = hand_state(hand)
+        before = _panels(_alone(table.pk, monkeypatch)[broadcast.public_group(table.pk)])
+        (mover,) = waiting_seats(state)
+        sent.clear()
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[mover],
+            action=client_action(state, mover),
+            expected_version=hand.version,
+        )
+        if active_hand(table) is None:  # the last move's push reads the settled table
+            break
+        (push,) = sent
+        group, public = push[-1]
+        assert group == broadcast.public_group(table.pk)
+        html = public["html_by_language"][next(iter(public["html_by_language"]))]
+        assert 'id="table-seats"' not in html
+        after = _panels(_alone(table.pk, monkeypatch)[group])
+        pushed = _panels(html)
+        acting = set(waiting_seats(hand_state(active_hand(table))))
+        assert pushed.keys() == {s for s in after if after[s] != before[s]} | acting
+        assert pushed == {s: after[s] for s in pushed}  # each as a fresh load shows it
+        checked += 1
+        fewer += len(pushed) < len(after)
+    assert checked > 10 and fewer > 5

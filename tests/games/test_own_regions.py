@@ -66,3 +66,22 @@ def test_a_seat_the_move_leaves_alone_keeps_the_same_own_regions():
     asked = rendering.render_regions(_own(table, nxt, users[nxt]))
     version = re.search(r'id="table-controls"[^>]*data-version="(\d+)"', asked)[1]
     assert int(version) == hand_state(active_hand(table)).public_version
+
+
+def test_own_regions_read_nothing_their_context_leaves_out():
+    """A seat's own regions are rendered from a context without ``SHARED_ONLY`` (the seat
+    panels, the trick): a template of theirs that came to read one would show it empty."""
+    from django.template.loader import get_template
+
+    from games import render_cache
+
+    for name in rendering.OWN_REGIONS:
+        names = render_cache.template_names(get_template(f"games/table/{name}.html").template)
+        assert names is not None
+        read = {path.split(".", 1)[0] for path in names}
+        assert not read & set(rendering.SHARED_ONLY), name
+    shared = set()
+    for name in rendering.SHARED_REGIONS:
+        names = render_cache.template_names(get_template(f"games/table/{name}.html").template)
+        shared |= {path.split(".", 1)[0] for path in names}
+    assert set(rendering.SHARED_ONLY) <= shared

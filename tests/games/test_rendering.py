@@ -343,3 +343,25 @@ def test_fenzhou5_names_its_joker_bombs_in_its_own_words(cards: str, word: str) 
         page = rendering.render_regions(ctx)
     assert f"· {word}</p>" in _region(page, "trick")
     assert "王炸" not in page
+
+
+def test_a_state_s_views_are_built_once_while_it_lives(monkeypatch) -> None:
+    """A push reads each view of its state a few times and the next push reads them again as
+    its state before: each is built once per state, and forgotten with the state."""
+    import dataclasses
+    import gc
+    import weakref
+
+    built: list[int | None] = []
+    monkeypatch.setattr(rendering, "view_for", lambda s, seat: built.append(seat) or {"s": seat})
+    monkeypatch.setattr(rendering, "public_view", lambda s: built.append(None) or {"s": None})
+    state = dataclasses.replace(SCENARIOS["qq5-play"])  # a state of this test's own
+    for _ in range(3):
+        assert [rendering.seen_by(state, seat)["s"] for seat in (0, 1, None)] == [0, 1, None]
+    assert built == [0, 1, None]
+    other = dataclasses.replace(state)
+    assert rendering.seen_by(other, 0) == {"s": 0} and built == [0, 1, None, 0]
+    gone = weakref.ref(state)
+    del state
+    gc.collect()
+    assert gone() is None  # the views do not keep their state alive

@@ -349,6 +349,51 @@ class TableBrowserTests:
             _shot(page, f"classic3-three-players-settlement-{i}")
             page.context.close()
 
+    def test_the_seat_panels_a_move_sends_leave_what_a_reload_shows(self, browser, server) -> None:
+        """A move's push swaps in the seat panels it changed, each by id inside #table-seats:
+        after a few plays every page shows the panels a fresh load of it shows."""
+        pages = []
+        for name in ("dan", "eve", "fay"):
+            page = _page(browser, server)
+            _login(page, server, name)
+            _join(page, server, "room-classic3")
+            pages.append(page)
+        pages[0].reload()
+        pages[0].click("#table-controls form[action$='/deal/'] button")
+        for page in pages:
+            _wait_or_show(page, "#table-hand .hc")
+        plays = 0
+        deadline = time.monotonic() + 120
+        while plays < 4 and time.monotonic() < deadline:
+            for page in pages:
+                playing = page.locator("#play-form").count() > 0
+                if _act(page, by_clicking=False):
+                    plays += playing
+                else:
+                    time.sleep(0.1)
+        assert plays >= 4, "the hand did not reach four plays"
+        panels = """() => [...document.querySelectorAll('#table-seats .seat')].map((p) => {
+            const c = p.cloneNode(true);  // the countdown's ticking text is the page's own
+            c.querySelectorAll('.clock-n').forEach((n) => { n.textContent = ''; });
+            c.querySelectorAll('[data-deadline]').forEach((n) => n.classList.remove('low'));
+            return c.outerHTML;
+        })"""
+        for page in pages:
+            # a second tab of the same player: the first stays on line, nobody acts meanwhile
+            fresh = page.context.new_page()
+            fresh.goto(page.url)
+            _wait_or_show(fresh, "#table-hand .hc")
+            shown = fresh.evaluate(panels)
+            assert len(shown) == 3 and any("seat-last" in panel for panel in shown)
+            # both tabs take the same pushes (a push on its way, a turn's timeout meanwhile)
+            until = time.monotonic() + 30
+            while page.evaluate(panels) != fresh.evaluate(panels) and time.monotonic() < until:
+                time.sleep(0.2)
+            assert page.evaluate(panels) == fresh.evaluate(panels)
+            fresh.close()
+        for page in pages:
+            page.context.close()
+
     def test_joining_between_hands_makes_a_player_at_once(self, browser, server) -> None:
         # gil plays a hand with two bots and leaves; hal quick-joins into his seat while the
         # result is on the table: he is a player (Next hand, Leave), not a spectator
