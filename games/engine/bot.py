@@ -421,10 +421,14 @@ def _call_card(k: _Knowledge, cards: list[int], solo: bool) -> int:
 
 # --------------------------------------------------------------------------- play
 # Leading: a planned play's price plus this much per card decides what goes first (the
-# weakest and longest first).
-LEAD_LENGTH_BONUS = 0.08
+# weakest and longest first). Five seats: long plays first pays more (four seats may answer
+# a single or a pair, few a straight or a plane).
+LEAD_LENGTH_BONUS = {"classic3": 0.08, "qq5": 0.25, "new5": 0.25, "fenzhou5": 0.25}
 # Leading while a rival holds this many cards or fewer: prefer plays longer than his hand.
 SHORT_RIVAL = 2
+# Leading while a rival holds this many cards or fewer (more than SHORT_RIVAL): avoid a
+# beatable play of exactly his size. Five seats only (classic3's search decides there).
+EXACT_RIVAL_CARDS = {"qq5": 8, "new5": 8, "fenzhou5": 8}
 
 # Following: take a trick from a rival when it raises the rest's price by at most this much
 # (from a seat whose side is unknown: only when it lowers the price by this much), and with
@@ -525,11 +529,19 @@ def _lead(k: _Knowledge) -> Action:
             return _play_action(k, min(fit, key=lambda c: (-len(c.ranks), c.key)))
     price = {c.ranks: _group_price(plan, c) for c in non_bombs}
 
+    bonus = LEAD_LENGTH_BONUS.get(v.key, LEAD_LENGTH_BONUS["classic3"])
+    # the hand sizes of rivals near the end: a play of exactly that size may be answered by
+    # his whole hand (a straight on a straight), and he is out
+    exact_limit = EXACT_RIVAL_CARDS.get(v.key, 0)
+    exact = {k.counts[s] for s in k.rivals if 0 < k.counts[s] <= exact_limit}
+
     def lead_value(c: Combo) -> tuple[float, int]:
-        value = price[c.ranks] + LEAD_LENGTH_BONUS * len(c.ranks)
+        value = price[c.ranks] + bonus * len(c.ranks)
         n = len(c.ranks)
         if danger <= SHORT_RIVAL and n <= danger:
             value -= 3  # a rival is close to going out: lead what he cannot follow
+        elif n in exact and _beatable(k, c):
+            value -= 2  # of a near rival's size, and the unseen cards could beat it
         return (-value, c.key)
 
     choice = min(non_bombs, key=lead_value)

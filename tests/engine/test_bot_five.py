@@ -120,6 +120,34 @@ class DangerTests:
         assert bot_action(state, state.turn, think=0).act == PASS
 
 
+def _leading(state: HandState) -> HandState:
+    """The same position with the trick over: the seat to move leads."""
+    return replace(state, top=None, trick=(), passes=0, leader=state.turn)
+
+
+class DangerLeadTests:
+    @pytest.mark.parametrize(
+        ("landlord", "lead"),
+        [("9s Ts Js Qs Ks", (13,)), ("8s 9s Ts Js Qs Ks", (3, 4, 5, 6, 7))],
+        ids=["five-cards", "six-cards"],
+    )
+    def test_a_farmer_does_not_lead_a_play_of_the_landlords_size(self, landlord, lead):
+        """The farmer would lead his straight 3-7 before his lone king; with the landlord
+        holding exactly five cards (his whole hand may be a straight that beats it) he leads
+        the king instead, and the straight again when the landlord holds six."""
+        state = _leading(
+            _fenzhou5(
+                {0: landlord, 1: "3s 4c 5s 6h 7c Kh", 2: MANY, 3: OTHER, 4: MANY},
+                top=(0, "4d"),
+                turn=1,
+                revealed=True,
+            )
+        )
+        action = bot_action(state, state.turn, think=0)
+        assert action.act == PLAY
+        assert ranks_of(action.cards) == lead
+
+
 # The landlord leads and three seats beat him in turn; seat 2 never does (he is the partner).
 PARTNER_IS_2 = [(0, "3s"), (1, "5s"), (0, "7s"), (3, "9s"), (0, "Js"), (4, "Ks")]
 # The same plays with seats 2 and 4 swapped: seat 4 is the one who never beat the landlord.
