@@ -46,7 +46,9 @@ from games.services import room_create
 # bots reply from the server's deadline runner, quicker than the default for whole new5 hands
 for variant in ("qq5", "new5", "classic3", "fenzhou5"):
     room_create(name="room-" + variant, variant=variant, coefficient=1, bot_delay_ms=100)
-room_create(name="room-between-hands", variant="classic3", coefficient=1, bot_delay_ms=100)
+# rooms of one test each: no table left over from an earlier test takes its players apart
+for name in ("room-between-hands", "room-panels"):
+    room_create(name=name, variant="classic3", coefficient=1, bot_delay_ms=100)
 User = get_user_model()
 for name in ("ann", "ben", "cat", "dan", "eve", "fay", "gil", "hal"):
     user = User.objects.create_user(username=name, password={PASSWORD!r})
@@ -356,9 +358,11 @@ class TableBrowserTests:
         for name in ("dan", "eve", "fay"):
             page = _page(browser, server)
             _login(page, server, name)
-            _join(page, server, "room-classic3")
+            _join(page, server, "room-panels")
             pages.append(page)
+        assert len({p.url for p in pages}) == 1, [p.url for p in pages]
         pages[0].reload()
+        _wait_or_show(pages[0], "#table-controls form[action$='/deal/'] button")
         pages[0].click("#table-controls form[action$='/deal/'] button")
         for page in pages:
             _wait_or_show(page, "#table-hand .hc")
