@@ -160,33 +160,50 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch):
         raise AssertionError("the hand did not end")
 
 
-@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
-def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
-    """In play a move changes the own regions (hand, controls) of the mover and of the next to
-    act: the others get the public frame alone, every seat the same one."""
-    from games.engine.combos import BOMB_KINDS
-
+def _three_humans_move_by_move(monkeypatch):
+    """A classic3 table of three humans with a hand dealt, and its moves one by one: each
+    ``(hand, state, mover, move)``, where ``move()`` makes the mover's move and returns the
+    pushes it sent."""
     sent: list[list] = []
     monkeypatch.setattr(broadcast, "send_frames", sent.append)
     humans = [make_player() for _ in range(3)]
     table = seated_table(make_room("classic3"), humans)
     users = dict(enumerate(humans))
     services.hand_start(table_id=table.pk)
+
+    def moves():
+        for _ in range(200):
+            hand = active_hand(table)
+            if hand is None:
+                return
+            state = hand_state(hand)
+            (mover,) = waiting_seats(state)
+
+            def move(hand=hand, state=state, mover=mover) -> list[list]:
+                sent.clear()
+                services.hand_submit_action(
+                    hand_id=hand.pk,
+                    user=users[mover],
+                    action=client_action(state, mover),
+                    expected_version=hand.version,
+                )
+                return list(sent)
+
+            yield hand, state, mover, move
+
+    return table, users, moves()
+
+
+@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
+def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
+    """In play a move changes the own regions (hand, controls) of the mover and of the next to
+    act: the others get the public frame alone, every seat the same one."""
+    from games.engine.combos import BOMB_KINDS
+
+    table, users, moves = _three_humans_move_by_move(monkeypatch)
     checked = 0
-    for _ in range(200):
-        hand = active_hand(table)
-        if hand is None:
-            break
-        state = hand_state(hand)
-        (mover,) = waiting_seats(state)
-        sent.clear()
-        services.hand_submit_action(
-            hand_id=hand.pk,
-            user=users[mover],
-            action=client_action(state, mover),
-            expected_version=hand.version,
-        )
-        (push,) = sent
+    for hand, state, mover, move in moves:
+        (push,) = move()
         groups = [group for group, _event in push]
         assert groups[-1] == broadcast.public_group(table.pk)  # once, after the own frames
         hand.refresh_from_db()
@@ -214,30 +231,14 @@ def test_a_move_sends_only_the_seat_panels_it_changed(monkeypatch):
     """A move's public frame carries the seat panels that look different after it, and those
     of the seats to act (their clock starts again), not #table-seats whole: the others' panels
     on every page stay as the version before showed them, which are a fresh load's."""
-    sent: list[list] = []
-    monkeypatch.setattr(broadcast, "send_frames", sent.append)
-    humans = [make_player() for _ in range(3)]
-    table = seated_table(make_room("classic3"), humans)
-    users = dict(enumerate(humans))
-    services.hand_start(table_id=table.pk)
+    table, _users, moves = _three_humans_move_by_move(monkeypatch)
     checked = fewer = 0
-    for _ in range(200):
-        hand = active_hand(table)
-        if hand is None:
-            break
-        state = hand_state(hand)
+    for _hand, _state, _mover, move in moves:
         before = _panels(_alone(table.pk, monkeypatch)[broadcast.public_group(table.pk)])
-        (mover,) = waiting_seats(state)
-        sent.clear()
-        services.hand_submit_action(
-            hand_id=hand.pk,
-            user=users[mover],
-            action=client_action(state, mover),
-            expected_version=hand.version,
-        )
+        pushes = move()
         if active_hand(table) is None:  # the last move's push reads the settled table
             break
-        (push,) = sent
+        (push,) = pushes
         group, public = push[-1]
         assert group == broadcast.public_group(table.pk)
         html = public["html_by_language"][next(iter(public["html_by_language"]))]
