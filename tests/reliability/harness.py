@@ -325,6 +325,10 @@ class TableClient:
         screen it leaves (a push carries only some regions)."""
         from websockets.exceptions import ConnectionClosed
 
+        # the page model of the socket tests (Django's models with it: the benches that load
+        # this module before Django is set up never read a socket)
+        from tests.games.table_helpers import swap_in
+
         try:
             async for message in ws:
                 text = message if isinstance(message, str) else message.decode()
@@ -341,7 +345,7 @@ class TableClient:
                     self.shown = version
                     if full or header.group(3) == "seat":
                         self.own = version
-                    self.screen.update(frame.regions)
+                    swap_in(self.screen, text)  # a move's seat panels inside #table-seats
                     frame = Frame(at=frame.at, text=text, regions=dict(self.screen))
                     if header.group(4) == "1" and self.own != version:
                         await self._resync(ws)  # this seat's own frame of it was lost
