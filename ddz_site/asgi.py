@@ -42,7 +42,8 @@ application = ProtocolTypeRouter(
 def _close_oversized_frames_with_1009() -> None:
     """daphne (autobahn) fails a socket whose frame passes its size limit (1 MiB) by dropping
     the TCP connection: the page saw 1006 and could not tell it from a network fault. Failing
-    with the closing handshake sends 1009, as the consumer does for its own, smaller limit.
+    with the closing handshake sends 1009 (the library sends it for itself; an application may
+    not, so the consumer's own, smaller limit closes with 4009: games/consumers.py).
     daphne reads its factory class from ``daphne.server`` when it starts serving, after it
     has imported this module."""
     try:
