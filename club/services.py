@@ -1,5 +1,5 @@
-"""Writes of club life (issue #7): hand outcomes, chat, spectator presence, connection
-addresses, suspensions and player settings. Keyword-only, one transaction each."""
+"""Writes of club life (issue #7): hand outcomes, chat, connection addresses, suspensions and
+player settings. Keyword-only, one transaction each."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from club.models import (
     ConnectionRecord,
     HandOutcome,
     PlayerSettings,
-    SpectatorPresence,
     Suspension,
 )
 from club.phrases import phrase_text
@@ -131,7 +130,7 @@ def user_unsuspend(*, user: User) -> None:
     Suspension.objects.filter(user=user).delete()
 
 
-# --------------------------------------------------------------------------- presence, addresses
+# --------------------------------------------------------------------------- addresses
 
 
 def client_ip(scope: dict[str, Any]) -> str | None:
@@ -174,23 +173,6 @@ def connection_record(
                 )
     except (IntegrityError, ValueError) as error:  # a concurrent insert, an odd address
         logger.info("connection record of table %s: %s", table_id, error)
-
-
-def presence_open(*, table_id: int, user: Any, channel_name: str) -> None:
-    if user is None or not getattr(user, "is_authenticated", False):
-        return
-    # one statement (an upsert): a socket's channel name is new, a stale row of a dead
-    # process with the same name is taken over
-    SpectatorPresence.objects.bulk_create(
-        [SpectatorPresence(table_id=table_id, user_id=user.pk, channel_name=channel_name)],
-        update_conflicts=True,
-        unique_fields=["channel_name"],
-        update_fields=["table", "user", "connected_at"],
-    )
-
-
-def presence_close(*, channel_name: str) -> None:
-    SpectatorPresence.objects.filter(channel_name=channel_name).delete()
 
 
 # --------------------------------------------------------------------------- chat

@@ -2,7 +2,7 @@
 games/engine <- games <- club). The club registers its functions here when it starts
 (``club.apps.ClubConfig.ready``); games calls them. The defaults are what a table does
 without a club: every reader gets the club's default language, nobody is suspended, sockets
-have nothing more to record, and chat is refused."""
+(opened, closed, expired) have nothing more to record, and chat is refused."""
 
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ class TableHooks:
     # a table socket opened (seated=...) or closed; the chat intent
     socket_opened: Callable[..., Awaitable[None]] = _nothing
     socket_closed: Callable[..., Awaitable[None]] = _nothing
+    # the sweep deleted dead sockets' leases at a table (after commit): table_id, user_ids
+    leases_expired: Callable[..., None] = lambda *, table_id, user_ids: None
     chat: Callable[[Any, Any], Awaitable[None]] = _no_chat
 
 

@@ -177,6 +177,20 @@ def user_live_sockets(
     ).count()
 
 
+def table_spectators(*, table_id: int, now: datetime.datetime, lease_seconds: int) -> int:
+    """How many users have a socket open at the table and hold no seat there. A process that
+    stops takes its spectators with its leases."""
+    cutoff = now - datetime.timedelta(seconds=lease_seconds)
+    seated = Seat.objects.filter(table_id=table_id, user__isnull=False).values("user_id")
+    return (
+        SocketLease.objects.filter(table_id=table_id, renewed_at__gte=cutoff)
+        .exclude(user_id__in=seated)
+        .values("user_id")
+        .distinct()
+        .count()
+    )
+
+
 def user_live_sockets_anywhere(*, user_id: int, now: datetime.datetime, lease_seconds: int) -> int:
     """How many table sockets ``user_id`` has open at all tables, on every process."""
     cutoff = now - datetime.timedelta(seconds=lease_seconds)
