@@ -21,6 +21,7 @@ from club.models import (
     Suspension,
 )
 from club.phrases import phrase_text
+from ddz_site.addresses import client_address
 from games.errors import ActionRejected, ErrorCode
 
 logger = logging.getLogger(__name__)
@@ -134,21 +135,14 @@ def user_unsuspend(*, user: User) -> None:
 
 
 def client_ip(scope: dict[str, Any]) -> str | None:
-    """The socket's client address. Behind the club's proxy (DDZ_TRUST_FORWARDED_FOR) it is the
-    last X-Forwarded-For entry: deploy/nginx.conf appends the address it saw
-    ($proxy_add_x_forwarded_for), while earlier entries (and daphne's --proxy-headers client,
-    which takes the first) are whatever the browser sent."""
+    """The socket's client address (ddz_site.addresses)."""
     headers = {
         k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
     }
-    if settings.DDZ_TRUST_FORWARDED_FOR:
-        forwarded = headers.get("x-forwarded-for", "").split(",")[-1].strip()
-        if forwarded:
-            return forwarded
     client = scope.get("client")
-    if client:
-        return str(client[0])
-    return None
+    return client_address(
+        forwarded_for=headers.get("x-forwarded-for"), peer=str(client[0]) if client else None
+    )
 
 
 def connection_record(
