@@ -2,9 +2,10 @@
 groups, turns frames into intents for the services, and sends each socket its own rendering.
 
 URL ``/ws/table/<table_id>/``. Close codes: 4401 not signed in, 4404 no such table, 4429 the
-user already holds DDZ_WS_MAX_SOCKETS_PER_USER table sockets, 4009 a frame over the size limit
-(either way: daphne's websocket library refuses 1009 from an application, and an application
-whose close is refused dies; daphne's own 1 MiB limit still closes with 1009, ddz_site/asgi.py).
+user already holds DDZ_WS_MAX_SOCKETS_PER_USER table sockets, 4009 a frame over the size limit,
+from the page or to it (daphne's websocket library refuses 1009 from an application, whose
+close then raises and kills it; daphne's own 1 MiB limit still closes with 1009,
+ddz_site/asgi.py).
 Whatever ends a socket (its close, an exception in a handler, the process stopping) releases
 its lease and runs the presence bookkeeping once (``TableConsumer.__call__``).
 Outbound frames are HTML (every screen region, swapped in by id by the htmx ws extension);
