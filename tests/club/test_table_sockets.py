@@ -86,7 +86,10 @@ async def test_a_spectator_never_sees_a_hidden_card_over_a_whole_hand(variant):
             checked += 1
 
     await play_over_sockets(table_id, seats, [watcher], after_step=check)
-    assert checked > 20
+    # every version of the hand came to the spectator and was checked (a hand's length is the
+    # bots': a quick one had 18 versions, under a fixed floor of 20 frames)
+    played = await db(table_version)(table_id) - dealt
+    assert played > 0 and checked >= played
     assert sum('class="club-bubble' in f for f in watcher.frames) == 1
     assert sum("club-watch-line" in f for f in watcher.frames) == 1
     await _close([*seats.values(), watcher])
