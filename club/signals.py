@@ -1,5 +1,6 @@
-"""A hand's outcome rows are written in the transaction that finishes it (games.services
-saves the finished hand with ``save(update_fields=...)``, which sends post_save)."""
+"""What the club keeps of a hand (outcome rows, season standings, the skill rating) is written
+in the transaction that finishes it (games.services saves the finished hand with
+``save(update_fields=...)``, which sends post_save)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from games.models import Hand
 
 def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:
     if instance.status == Hand.Status.FINISHED and instance.settled:
-        from club.services import hand_outcomes_record
+        from club.services import hand_finished_record
 
-        hand_outcomes_record(hand=instance)
+        hand_finished_record(hand=instance)
 
 
 post_save.connect(_hand_saved, sender=Hand, dispatch_uid="club.hand_outcomes")

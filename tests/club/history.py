@@ -80,5 +80,68 @@ def finished_hand(
     return hand
 
 
+def settled_hand(
+    table: Table,
+    seats: list[Any],
+    *,
+    landlord: list[int],
+    landlord_won: bool,
+    undecided: tuple[int, ...] = (),
+    self_autoplay: tuple[int, ...] = (),
+    when: datetime.datetime | None = None,
+) -> Hand:
+    """A finished hand with the result JSON a played one has (sides, winner, beans, scores)
+    and an action log: every human seat made a play himself, except those in ``undecided``
+    (the server timed them out and played them, 托管) and those in ``self_autoplay`` (who
+    handed the seat to 托管 themselves first). Nothing of it is recorded by the club yet."""
+    when = when or timezone.now()
+    n = len(seats)
+    won = 1 if landlord_won else -1
+    beans = [won * (10 if i in landlord else -10) for i in range(n)]
+    hand = Hand.objects.create(
+        table=table,
+        number=next(_numbers),
+        variant_key=table.room.variant,
+        seed="s",
+        commitment="c",
+        status=Hand.Status.FINISHED,
+        finished_at=when,
+        settled=True,
+        result={
+            "summary": {
+                "teams": {
+                    "landlord": landlord,
+                    "farmer": [i for i in range(n) if i not in landlord],
+                },
+                "winner_side": "landlord" if landlord_won else "farmer",
+                "multiplier": 1,
+            },
+            "beans": beans,
+            "scores": [b // 10 for b in beans],
+            "players": [u.pk if u is not None else None for u in seats],
+        },
+    )
+    seq = itertools.count(1)
+    for i, user in enumerate(seats):
+        HandPlayer.objects.create(hand=hand, seat=i, user=user, is_bot=user is None)
+        if user is None:
+            source, payload = "bot", {"act": "pass"}
+        elif i in undecided:
+            HandAction.objects.create(
+                hand=hand, seq=next(seq), seat=i, payload={"act": "timeout"}, source="timeout"
+            )
+            source, payload = "autoplay", {"act": "pass"}
+        elif i in self_autoplay:
+            HandAction.objects.create(
+                hand=hand, seq=next(seq), seat=i, source="human",
+                payload={"act": "autoplay", "value": True},
+            )  # fmt: skip
+            source, payload = "autoplay", {"act": "pass"}
+        else:
+            source, payload = "human", {"act": "pass"}
+        HandAction.objects.create(hand=hand, seq=next(seq), seat=i, payload=payload, source=source)
+    return hand
+
+
 def seats_of(table: Table) -> list[Seat]:
     return list(Seat.objects.filter(table=table))
