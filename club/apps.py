@@ -25,4 +25,5 @@ class ClubConfig(AppConfig):
             socket_closed=sockets.socket_closed,
             chat=sockets.chat,
             runner_round=services.seasons_begin_due,
+            ratings_of=selectors.seat_ratings,
         )

@@ -4,6 +4,8 @@ ratings and seasons."""
 from __future__ import annotations
 
 import datetime
+import threading
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +22,6 @@ from club.models import (
     ConnectionRecord,
     HandOutcome,
     PlayerSettings,
-    RatedHand,
     Rating,
     RatingChange,
     Season,
@@ -529,6 +530,49 @@ def ratings_of(*, user_ids: Iterable[int], variant_key: str) -> dict[int, Player
     return {u: found.get(u) or _player_rating(variant_key) for u in wanted}
 
 
+# The ratings next to the names at a table are read for every push of it: kept in memory per
+# (variant, player) for SEAT_RATING_SECONDS. A rating moves only when its player's hand ends,
+# and the process that rates the hand forgets his entries then (rating_hand_record), so the
+# push that ends the hand, rendered by that process, shows the new numbers; another process
+# shows them within SEAT_RATING_SECONDS.
+SEAT_RATING_SECONDS = 60.0
+_SEAT_RATINGS_KEPT = 20_000
+_seat_ratings_lock = threading.Lock()
+_seat_ratings: dict[tuple[str, int], tuple[float, PlayerRating]] = {}
+
+
+def seat_ratings(*, user_ids: Iterable[int], variant_key: str) -> dict[int, PlayerRating]:
+    """``ratings_of`` for the table's seats (the games.hooks ``ratings_of`` hook): at most one
+    query, none while the players' ratings are in memory."""
+    now = time.monotonic()
+    wanted = set(user_ids)
+    found: dict[int, PlayerRating] = {}
+    with _seat_ratings_lock:
+        for user_id in wanted:
+            kept = _seat_ratings.get((variant_key, user_id))
+            if kept is not None and now - kept[0] < SEAT_RATING_SECONDS:
+                found[user_id] = kept[1]
+    missing = wanted - found.keys()
+    if missing:
+        read = ratings_of(user_ids=missing, variant_key=variant_key)
+        found.update(read)
+        with _seat_ratings_lock:
+            if len(_seat_ratings) >= _SEAT_RATINGS_KEPT:
+                _seat_ratings.clear()
+            _seat_ratings.update({(variant_key, u): (now, r) for u, r in read.items()})
+    return found
+
+
+def seat_ratings_forget(*, user_ids: Iterable[int] | None, variant_key: str) -> None:
+    """Forget the kept ratings of these players (None: everyone's) in the variant."""
+    with _seat_ratings_lock:
+        if user_ids is None:
+            for key in [k for k in _seat_ratings if k[0] == variant_key]:
+                del _seat_ratings[key]
+        for user_id in user_ids or ():
+            _seat_ratings.pop((variant_key, user_id), None)
+
+
 def rating_for(*, user: Any, variant_key: str) -> PlayerRating:
     return ratings_of(user_ids=[user.pk], variant_key=variant_key)[user.pk]
 
@@ -591,10 +635,6 @@ def _season_ratings(*, variant_key: str, season: Season) -> list[tuple[int, str,
         hands[user_id] += 1
     ranked = [(u, name, rated, hands[u]) for u, (name, rated) in last.items()]
     return sorted(ranked, key=lambda r: (-r[2].ordinal, r[1]))
-
-
-def rated_hand_exists(*, hand_id: int) -> bool:
-    return RatedHand.objects.filter(hand_id=hand_id).exists()
 
 
 # --------------------------------------------------------------------------- seasons

@@ -466,6 +466,9 @@ def rating_hand_record(*, hand: Any) -> RatedHand | None:
             changes.append(_rating_change(rated.pk, row, landlord_side, before, skills[key]))
         RatingChange.objects.bulk_create(changes)
         Rating.objects.bulk_update(list(rows.values()), _RATING_FIELDS)
+    # now, not at the commit: the hand's own push is sent at the commit, before this app's
+    # callbacks, and shows the new numbers
+    selectors.seat_ratings_forget(user_ids=game.players, variant_key=hand.variant_key)
     return rated
 
 
@@ -569,6 +572,7 @@ def ratings_recompute(*, variant_key: str) -> RecomputeReport:
             for rated_id, key, side, before, after in moves
         },
     )
+    selectors.seat_ratings_forget(user_ids=None, variant_key=variant_key)
     return RecomputeReport(variant_key, rated, appended, len(changed), rewritten)
 
 

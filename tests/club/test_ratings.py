@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts.models import User
 from club import selectors, services, skill
 from club.models import HandOutcome, RatedHand, Rating, RatingChange
+from games import broadcast
 from games import services as game_services
 from games.models import Hand
 from tests.club.history import make_table, settled_hand
@@ -272,3 +273,40 @@ def test_concurrent_hands_are_numbered_in_the_order_their_ratings_moved():
     live = _snapshot()
     assert _recompute().count(" 0 ratings changed, 0 rating changes rewritten") == 4
     assert _snapshot() == live
+
+
+class TableTests:
+    def test_the_seat_panels_show_each_players_rating(self, client):
+        people = [make_player(n) for n in ("ann", "ben")]
+        regular = make_player("cat")
+        table = make_table("classic3")
+        for landlord in (0, 1, 2, 0):
+            services.hand_finished_record(
+                hand=settled_hand(
+                    table, [*people, regular], landlord=[landlord], landlord_won=landlord == 0
+                )
+            )
+        seated = seated_table(make_room("classic3"), people)  # and a bot
+        ratings = selectors.ratings_of(user_ids=[p.pk for p in people], variant_key="classic3")
+        client.force_login(people[0])
+        client.cookies["django_language"] = "en"
+        page = client.get(reverse("table", args=[seated.pk])).content.decode()
+        panels = _panels(page)
+        assert [p.count('class="rating provisional"') for p in panels] == [1, 1, 0]
+        for panel, person in zip(panels, people, strict=False):
+            assert f">{ratings[person.pk].shown}</span>" in panel
+        assert "Skill rating, provisional" in panels[0]
+        # the push after a rated hand shows the new number: its process forgot the old one
+        services.hand_finished_record(
+            hand=settled_hand(table, [*people, regular], landlord=[0], landlord_won=True)
+        )
+        moved = selectors.rating_for(user=people[0], variant_key="classic3").shown
+        assert moved > ratings[people[0].pk].shown
+        frames = broadcast.audience_frames(seated.pk)
+        assert f">{moved}</span>" in _panels(frames[-1][1]["html"])[0]
+
+
+def _panels(html: str) -> list[str]:
+    """The seat panels of a page or frame, in seat order."""
+    parts = html.split('id="table-seat-')[1:]
+    return [part.split("</section>")[0] for part in parts]
