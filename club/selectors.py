@@ -563,6 +563,12 @@ def seat_ratings(*, user_ids: Iterable[int], variant_key: str) -> dict[int, Play
     return found
 
 
+def seat_ratings_clear(**_kwargs: object) -> None:
+    """Forget every kept rating (signal receiver: a flush or migration may empty the table)."""
+    with _seat_ratings_lock:
+        _seat_ratings.clear()
+
+
 def seat_ratings_forget(*, user_ids: Iterable[int] | None, variant_key: str) -> None:
     """Forget the kept ratings of these players (None: everyone's) in the variant."""
     with _seat_ratings_lock:

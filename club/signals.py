@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models.signals import post_save
+from django.db.models.signals import post_migrate, post_save
 
+from club.selectors import seat_ratings_clear
 from games.models import Hand
 
 
@@ -19,3 +20,5 @@ def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:
 
 
 post_save.connect(_hand_saved, sender=Hand, dispatch_uid="club.hand_outcomes")
+# a flush (transactional tests) or migration may empty the ratings the table pushes keep
+post_migrate.connect(seat_ratings_clear, dispatch_uid="club.seat_ratings_migrate")
