@@ -22,6 +22,23 @@ def make_table(variant: str = "classic3") -> Table:
     return table
 
 
+def _finished(table: Table, seats: list[Any], *, when: datetime.datetime, **fields: Any) -> Hand:
+    """A finished hand of ``table`` with its players (None for a bot)."""
+    hand = Hand.objects.create(
+        table=table,
+        number=next(_numbers),
+        variant_key=table.room.variant,
+        seed="s",
+        commitment="c",
+        status=Hand.Status.FINISHED,
+        finished_at=when,
+        **fields,
+    )
+    for i, user in enumerate(seats):
+        HandPlayer.objects.create(hand=hand, seat=i, user=user, is_bot=user is None)
+    return hand
+
+
 def finished_hand(
     table: Table,
     seats: list[Any],
@@ -36,17 +53,7 @@ def finished_hand(
     """A finished hand at ``table``: ``seats`` holds users (None for a bot); the landlord side
     are the seats in ``landlord``; ``beans`` per seat (winners > 0)."""
     when = when or timezone.now()
-    hand = Hand.objects.create(
-        table=table,
-        number=next(_numbers),
-        variant_key=table.room.variant,
-        seed="s",
-        commitment="c",
-        status=Hand.Status.FINISHED,
-        finished_at=when,
-    )
-    for i, user in enumerate(seats):
-        HandPlayer.objects.create(hand=hand, seat=i, user=user, is_bot=user is None)
+    hand = _finished(table, seats, when=when)
     landlord_won = beans[landlord[0]] > 0
     for i, user in enumerate(seats):
         if user is None:
@@ -94,18 +101,13 @@ def settled_hand(
     and an action log: every human seat made a play himself, except those in ``undecided``
     (the server timed them out and played them, 托管) and those in ``self_autoplay`` (who
     handed the seat to 托管 themselves first). Nothing of it is recorded by the club yet."""
-    when = when or timezone.now()
     n = len(seats)
     won = 1 if landlord_won else -1
     beans = [won * (10 if i in landlord else -10) for i in range(n)]
-    hand = Hand.objects.create(
-        table=table,
-        number=next(_numbers),
-        variant_key=table.room.variant,
-        seed="s",
-        commitment="c",
-        status=Hand.Status.FINISHED,
-        finished_at=when,
+    hand = _finished(
+        table,
+        seats,
+        when=when or timezone.now(),
         settled=True,
         result={
             "summary": {
@@ -123,7 +125,6 @@ def settled_hand(
     )
     seq = itertools.count(1)
     for i, user in enumerate(seats):
-        HandPlayer.objects.create(hand=hand, seat=i, user=user, is_bot=user is None)
         if user is None:
             source, payload = "bot", {"act": "pass"}
         elif i in undecided:
