@@ -274,6 +274,7 @@ class TableClient:
         self.reconnects = 0
         self.shown: int | None = None  # table version of the state on screen
         self.own: int | None = None  # version of the last full screen or own frame taken
+        self.public: int | None = None  # version of the last full screen or public frame taken
         self.screen: dict[str, str] = {}  # what the page shows, region by region
         self.dropped: list[Frame] = []  # older states overtaken by newer ones (as the page)
         self.resyncs = 0
@@ -282,7 +283,7 @@ class TableClient:
     def url(self) -> str:
         return f"{self.base_url}/ws/table/{self.table_id}/"
 
-    async def connect(self, *, timeout: float = 10.0, first_frame: bool = True) -> TableClient:
+    async def connect(self, *, timeout: float = 30.0, first_frame: bool = True) -> TableClient:
         import websockets
 
         headers = {"Cookie": f"sessionid={self.cookie}"} if self.cookie else {}
@@ -345,6 +346,8 @@ class TableClient:
                     self.shown = version
                     if full or header.group(3) == "seat":
                         self.own = version
+                    if full or header.group(3) != "seat":
+                        self.public = version
                     swap_in(self.screen, text)  # a move's seat panels inside #table-seats
                     frame = Frame(at=frame.at, text=text, regions=dict(self.screen))
                     if header.group(4) == "1" and self.own != version:
@@ -373,7 +376,7 @@ class TableClient:
         self.sent.append((at, frame if isinstance(frame, dict) else {"raw": text}))
         return at
 
-    async def wait_for(self, predicate: Any, *, timeout: float = 10.0) -> None:
+    async def wait_for(self, predicate: Any, *, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while not predicate():
             remaining = deadline - time.monotonic()
@@ -384,6 +387,12 @@ class TableClient:
                 return
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), min(remaining, 0.5))
+
+    def caught_up(self, version: int) -> bool:
+        """The screen shows table version ``version`` or a later one whole: every socket is
+        sent each version's public frame (a seated one after his own frame of it), or a full
+        screen."""
+        return self.public is not None and self.public >= version
 
     def last_state(self) -> Frame | None:
         for frame in reversed(self.frames):
