@@ -51,6 +51,7 @@ async def _close(socks):
         await s.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["qq5", "new5", "classic3", "fenzhou5"])
 async def test_a_spectator_never_sees_a_hidden_card_over_a_whole_hand(variant):
     """Every frame a spectator gets (table pushes, chat bubbles of players and spectators,

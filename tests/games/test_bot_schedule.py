@@ -91,6 +91,7 @@ def test_a_move_returns_before_the_bots_reply_each_after_its_own_delay():
         assert hand.deadline_at == replied_at + DELAY
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("live_db")
 def test_no_bot_decides_inside_a_players_request_or_any_transaction(monkeypatch):
     calls: list[tuple[bool, bool]] = []

@@ -116,6 +116,7 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
         assert len(broadcast.audience_frames(table.pk, known=known)) == 6
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)  # every push is sent at its commit
 def test_a_push_renders_each_audience_as_alone(monkeypatch):
     """Pushes reuse renderings of earlier pushes and other audiences, and a service's push

@@ -179,6 +179,7 @@ class TestConnect:
         await again.close()
 
 
+@pytest.mark.slow
 class TestFullHands:
     @pytest.mark.parametrize(
         "variant,humans", [("qq5", 2), ("new5", 2), ("classic3", 3), ("fenzhou5", 1)]

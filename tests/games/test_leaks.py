@@ -36,7 +36,11 @@ from tests.games.table_helpers import (
     table_version,
 )
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("live_db", "fresh_layer")]
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.slow,
+    pytest.mark.usefixtures("live_db", "fresh_layer"),
+]
 
 db = database_sync_to_async
 

@@ -124,6 +124,7 @@ async def _states_after_quiet(sock: Socket) -> list[str]:
     return got
 
 
+@pytest.mark.slow
 async def test_a_flood_of_resyncs_gets_a_few_renderings(settings):
     settings.DDZ_WS_RESYNC_PER_SECOND = 1
     table_id, user = await db(_table)()

@@ -95,6 +95,7 @@ async def test_a_burst_larger_than_any_queue_arrives_whole_and_in_order():
     await layer.group_discard("table.6.public", channel)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not REDIS, reason="the idle-socket pitfall is Redis-only (REDIS_URL)")
 @pytest.mark.asyncio
 async def test_redis_receive_survives_more_than_six_idle_seconds():

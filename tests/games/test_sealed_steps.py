@@ -39,6 +39,7 @@ from tests.games.table_helpers import (
     table_version,
 )
 
+pytestmark = pytest.mark.slow
 db = database_sync_to_async
 SHORTEST = 60  # the room's shortest step: long enough that only the deadline closes a step
 

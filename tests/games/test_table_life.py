@@ -527,6 +527,7 @@ class TableLifeMachine(RuleBasedStateMachine):
                 )
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_table_life_machine():
     from hypothesis.stateful import run_state_machine_as_test
