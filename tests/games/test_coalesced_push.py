@@ -12,7 +12,7 @@ from games import broadcast
 
 
 async def _settle(ran: list[int], count: int) -> None:
-    for _ in range(200):
+    for _ in range(6000):  # a minute on a loaded machine
         if len(ran) >= count:
             break
         await asyncio.sleep(0.01)

@@ -117,12 +117,18 @@ class TestConnect:
         from ddz_site.asgi import application
 
         table_id, _, _ = await db(_setup)("classic3", 1)
-        release = threading.Event()
-        busy = asyncio.ensure_future(db(release.wait)(timeout=10))
-        await asyncio.sleep(0.05)
+        started, release = threading.Event(), threading.Event()
+
+        def hold_the_database_thread() -> None:
+            started.set()
+            release.wait(timeout=120)
+
+        busy = asyncio.ensure_future(db(hold_the_database_thread)())
+        await asyncio.to_thread(started.wait, 60)
         comm = WebsocketCommunicator(application, f"/ws/table/{table_id}/", headers=ORIGIN)
         try:
-            connected, _ = await comm.connect(timeout=2)
+            # held for longer than this: an accept that waited for the thread never comes
+            connected, _ = await comm.connect(timeout=60)
             assert connected
         finally:
             release.set()
