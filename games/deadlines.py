@@ -38,6 +38,7 @@ from django.utils import timezone
 
 from games import presence, selectors, services, wake
 from games.errors import ActionRejected
+from games.hooks import hooks
 from games.models import Hand
 from games.services.base import locked_table, write
 
@@ -123,6 +124,7 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
             presence_sweep()
             hand_apply_due_deadlines()
             services.table_fill_idle()
+            hooks.runner_round()
             due_in = next_deadline_in(now=timezone.now())
             if due_in is not None:
                 pause = max(_MIN_PAUSE_SECONDS, min(interval, due_in))
