@@ -20,9 +20,8 @@ from accounts.models import HandSettlement
 from games import services
 from games.models import Hand, HandAction, Table
 from games.selectors import hand_state
-from tests.games.table_helpers import ensure_triggers, make_player, make_room
-from tests.reliability.harness import Server, TableClient, session_cookie
-from tests.reliability.test_security import assert_private
+from tests.reliability.harness import Server, TableClient, assert_private, session_cookie
+from tests.support.tables import ensure_triggers, make_player, make_room
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
