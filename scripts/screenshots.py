@@ -1,5 +1,5 @@
 """Screenshots of the table screen without playing: one hand of each variant against bots, at
-1280×800 and 390×844 (tests/games/test_screenshots_browser.py, in a throw-away club).
+1280×800 and 390×844 (tests/browser/test_screenshots.py, in a throw-away club).
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [variant ...]
 
@@ -41,7 +41,7 @@ def main() -> int:
         "-p",
         "no:cacheprovider",
         "-q",
-        "tests/games/test_screenshots_browser.py",
+        "tests/browser/test_screenshots.py",
     ]
     if options.variants:
         command += ["-k", " or ".join(options.variants)]
