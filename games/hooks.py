@@ -2,7 +2,8 @@
 games/engine <- games <- club). The club registers its functions here when it starts
 (``club.apps.ClubConfig.ready``); games calls them. The defaults are what a table does
 without a club: every reader gets the club's default language, nobody is suspended, sockets
-have nothing more to record, and chat is refused."""
+have nothing more to record, chat is refused, every table may be watched and every
+hand read, and the deadline runner has nothing else to do."""
 
 from __future__ import annotations
 
@@ -47,6 +48,15 @@ class TableHooks:
     socket_opened: Callable[..., Awaitable[None]] = _nothing
     socket_closed: Callable[..., Awaitable[None]] = _nothing
     chat: Callable[[Any, Any], Awaitable[None]] = _no_chat
+    # may this user watch the table now? (an app may hide a table for a while)
+    may_watch: Callable[..., bool] = lambda *, table, user: True
+    # which of these hands' records, replays and verify pages the user may not open yet
+    hidden_hands: Callable[..., set[int]] = lambda *, hand_ids, user: set()
+    # HTML shown above a table's screen, and in the lobby
+    table_banner: Callable[..., str] = lambda *, table, user: ""
+    lobby_banner: Callable[..., str] = lambda *, user: ""
+    # the deadline runner's other work: do what is due, return seconds until more is (or None)
+    due_work: Callable[..., float | None] = lambda *, now: None
 
 
 hooks = TableHooks()
