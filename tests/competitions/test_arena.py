@@ -176,3 +176,44 @@ def test_arena_properties(append_only_triggers, players, passes):
     for entry in entries:
         assert entry.points == lines[entry.user_id].points
     assert not Entry.objects.filter(event=event, user__is_bot=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_player_who_vanishes_plays_on_under_托管_and_is_paused(append_only_triggers):
+    from django.utils import timezone
+
+    from games.deadlines import hand_apply_due_deadlines
+    from games.engine.hand import waiting_seats
+    from games.selectors import hand_state
+    from tests.games.table_helpers import active_hand, client_action, users_by_seat
+
+    room = make_room("classic3", bot_delay_ms=0)
+    event = make_event(room)
+    players = entrants(event, 3)
+    gone = players[1]
+    event = step(event, START)
+    (table,) = live_tables(event)
+    by_seat = users_by_seat(table)
+    game_services.seat_connect(table_id=table.pk, user=gone, channel_name="tab")
+    game_services.seat_disconnect(table_id=table.pk, user=gone, channel_name="tab")
+    later = timezone.now() + datetime.timedelta(minutes=5)
+    for _ in range(500):
+        hand = active_hand(table)
+        if hand is None:
+            break
+        state = hand_state(hand)
+        seat = waiting_seats(state)[0]
+        if by_seat[seat] == gone:
+            assert hand_apply_due_deadlines(now=later) == 1
+            continue
+        game_services.hand_submit_action(
+            hand_id=hand.pk,
+            user=by_seat[seat],
+            action=client_action(state, seat),
+            expected_version=hand.version,
+        )
+    assert active_hand(table) is None
+    step(event, START + MINUTE)
+    assert Entry.objects.get(event=event, user=gone).paused
+    assert Entry.objects.get(event=event, user=gone).played == 1
+    assert not Entry.objects.filter(event=event, paused=True).exclude(user=gone).exists()
