@@ -9,10 +9,11 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from competitions import services
+from competitions import runner, services
 from competitions.errors import EventRefused
 from competitions.models import Entry, Event, Schedule, Settlement
 
@@ -62,7 +63,7 @@ class EventAdmin(admin.ModelAdmin):
     list_filter = ("status", "format", "room")
     fields = ("starts_at", *_SETTINGS, "status", "round", "cancel_reason")
     inlines = [EntryInline]
-    actions = ["cancel_events"]
+    actions = ["start_events", "end_events", "cancel_events"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         done = ("status", "round", "cancel_reason")
@@ -76,6 +77,19 @@ class EventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # cancel instead: the fees go back through the ledger
+
+    @admin.action(description=gettext_lazy("Start the selected events now"))
+    def start_events(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
+        started = sum(services.event_start_now(event_id=e.pk) for e in queryset)
+        self.message_user(request, _("%(n)s event(s) start now.") % {"n": started})
+
+    @admin.action(
+        description=gettext_lazy("End the selected events now (hands in play do not count)")
+    )
+    def end_events(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:
+        now = timezone.now()
+        ended = sum(runner.event_end_now(event_id=e.pk, now=now) for e in queryset)
+        self.message_user(request, _("%(n)s event(s) ended.") % {"n": ended})
 
     @admin.action(description=gettext_lazy("Cancel the selected events (refund every fee)"))
     def cancel_events(self, request: HttpRequest, queryset: QuerySet[Event]) -> None:

@@ -109,6 +109,23 @@ def event_step(*, event_id: int, now: datetime.datetime) -> None:
             _duplicate_step(event, now=now)
 
 
+def event_end_now(*, event_id: int, now: datetime.datetime) -> bool:
+    """An operator ends a running event at once: the hands finished so far count (a duplicate
+    board only where every table finished it), those in play do not; then ranks and prizes as
+    at a normal end. Returns whether it ended."""
+    with transaction.atomic():
+        event = services.lock_event(event_id)
+        if event is None or event.status != Event.Status.RUNNING:
+            return False
+        if event.format == Format.ARENA:
+            _arena_count(event, now=now)
+        else:
+            _duplicate_record(event, now=now)
+        Game.objects.filter(event=event, finished_at__isnull=True).update(void=True)
+        services.finish_locked(event, now=now)
+    return True
+
+
 def _start(event: Event, *, now: datetime.datetime) -> None:
     entrants = list(selectors.active_entries(event=event).order_by("pk"))
     if len(entrants) < event.min_entrants:
@@ -333,13 +350,18 @@ def _round_start(event: Event, number: int, *, now: datetime.datetime) -> None:
         _deal(event, players, now=now, board=boards[0], group=group)
 
 
-def _duplicate_step(event: Event, *, now: datetime.datetime) -> None:
-    changed = False
-    for game in _finished_games(event):
+def _duplicate_record(event: Event, *, now: datetime.datetime) -> bool:
+    """The results of the hands that ended since the last look."""
+    games = _finished_games(event)
+    for game in games:
         game.results = seat_units(game.hand, len(game.players))
         game.finished_at = game.hand.finished_at or now
         game.save(update_fields=["results", "finished_at"])
-        changed = True
+    return bool(games)
+
+
+def _duplicate_step(event: Event, *, now: datetime.datetime) -> None:
+    changed = _duplicate_record(event, now=now)
     boards = list(Board.objects.filter(event=event, round=event.round).order_by("number"))
     games = list(Game.objects.filter(event=event, round=event.round).select_related("board"))
     # each table goes on to its next board as soon as it finished the last one

@@ -22,6 +22,7 @@ from competitions import broadcast, prizes, selectors
 from competitions.errors import EventCode, EventRefused
 from competitions.models import Entry, Event, Format, Schedule, Settlement
 from games.hooks import hooks
+from games.wake import wake
 
 Reason = BeanEntry.Reason
 
@@ -151,6 +152,20 @@ def entry_pause(
         entry.save(update_fields=["paused", "waiting_since"])
         broadcast.event_changed_on_commit(event.pk)
     return entry
+
+
+def event_start_now(*, event_id: int, now: datetime.datetime | None = None) -> bool:
+    """An operator starts a scheduled event now (the runner does at its next pass; an arena's
+    length counts from now). Returns whether it was still to start."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _locked(event_id)
+        if event.status != Event.Status.SCHEDULED:
+            return False
+        event.starts_at = min(event.starts_at, now)
+        event.save(update_fields=["starts_at"])
+        transaction.on_commit(wake)
+    return True
 
 
 def event_cancel(*, event_id: int, reason: str = "") -> Event:

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -47,6 +48,11 @@ def _post(request: HttpRequest, event_id: int, call: Callable[..., Any], done: s
         messages.error(request, error.message)
     else:
         messages.success(request, done)
+    if getattr(request, "htmx", False):
+        # the page's own region may have come over the socket, without a form token: htmx
+        # posts with the page's token header, then the page loads again with the message
+        page = reverse("event_detail", kwargs={"event_id": event_id})
+        return HttpResponse(status=204, headers={"HX-Redirect": page})
     return redirect("event_detail", event_id=event_id)
 
 

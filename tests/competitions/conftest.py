@@ -1,6 +1,7 @@
 import pytest
 
 from tests.games.table_helpers import append_only_triggers, live_db  # noqa: F401
+from tests.games.test_views_browser import browser, chromium, server  # noqa: F401
 
 
 @pytest.fixture(autouse=True)

@@ -197,3 +197,23 @@ async def test_the_event_socket_pushes_live_standings():
         closed = await missing.receive_output(timeout=10)
     assert closed["code"] == 4404
     await asyncio.sleep(0)
+
+
+@pytest.mark.django_db
+def test_operators_start_and_end_events_now(staff_client, append_only_triggers):
+    room = make_room("classic3", bot_delay_ms=0)
+    event = make_event(room)
+    entrants(event, 3)
+    changelist = reverse("admin:competitions_event_changelist")
+    staff_client.post(changelist, {"action": "start_events", "_selected_action": [event.pk]})
+    event.refresh_from_db()
+    assert event.starts_at <= timezone.now()
+    runner.run_due(now=timezone.now())
+    (table,) = live_tables(event)
+    play_to_end(table)
+    runner.run_due(now=timezone.now())
+    staff_client.post(changelist, {"action": "end_events", "_selected_action": [event.pk]})
+    event.refresh_from_db()
+    assert event.status == Event.Status.FINISHED
+    assert sorted(Entry.objects.filter(event=event).values_list("rank", flat=True)) == [1, 2, 3]
+    assert_audit_clean()
