@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 # how often a running event is looked at when nothing else is due
 RUNNING_POLL_SECONDS = 1.0
+CANCELLED_SHORT = "min_entrants"  # the reason of an event short of entrants at its start
 
 
 def run_due(*, now: datetime.datetime) -> float | None:
@@ -127,14 +128,8 @@ def event_end_now(*, event_id: int, now: datetime.datetime) -> bool:
 
 
 def _start(event: Event, *, now: datetime.datetime) -> None:
-    entrants = list(selectors.active_entries(event=event).order_by("pk"))
-    if len(entrants) < event.min_entrants:
-        services._settle(event, refund_all=True)
-        event.status = Event.Status.CANCELLED
-        event.cancel_reason = "min_entrants"
-        event.finished_at = now
-        event.save(update_fields=["status", "cancel_reason", "finished_at"])
-        broadcast.event_changed_on_commit(event.pk)
+    if selectors.active_entries(event=event).count() < event.min_entrants:
+        services.cancel_locked(event, reason=CANCELLED_SHORT, now=now)
         return
     event.status = Event.Status.RUNNING
     event.started_at = now
@@ -144,7 +139,7 @@ def _start(event: Event, *, now: datetime.datetime) -> None:
         _arena_step(event, now=now)
     else:
         _round_start(event, 1, now=now)
-    broadcast.event_changed_on_commit(event.pk)
+    broadcast.event_changed_on_commit(event.pk, everyone=True)
 
 
 # --------------------------------------------------------------------------- finished hands
@@ -325,11 +320,7 @@ def _round_start(event: Event, number: int, *, now: datetime.datetime) -> None:
         )
     except duplicate.TooFewPlayers:
         if number == 1:
-            services._settle(event, refund_all=True)
-            event.status = Event.Status.CANCELLED
-            event.cancel_reason = "min_entrants"
-            event.finished_at = now
-            event.save(update_fields=["status", "cancel_reason", "finished_at"])
+            services.cancel_locked(event, reason=CANCELLED_SHORT, now=now)
         else:
             services.finish_locked(event, now=now)
         return

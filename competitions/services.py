@@ -174,13 +174,18 @@ def event_cancel(*, event_id: int, reason: str = "") -> Event:
         event = _locked(event_id)
         if event.status in (Event.Status.FINISHED, Event.Status.CANCELLED):
             raise EventRefused(EventCode.OVER)
-        _settle(event, refund_all=True)
-        event.status = Event.Status.CANCELLED
-        event.cancel_reason = reason[:200]
-        event.finished_at = timezone.now()
-        event.save(update_fields=["status", "cancel_reason", "finished_at"])
-        broadcast.event_changed_on_commit(event.pk)
+        cancel_locked(event, reason=reason, now=timezone.now())
     return event
+
+
+def cancel_locked(event: Event, *, reason: str, now: datetime.datetime) -> None:
+    """(inside the event lock) Refund every fee held, mark cancelled."""
+    _settle(event, refund_all=True)
+    event.status = Event.Status.CANCELLED
+    event.cancel_reason = reason[:200]
+    event.finished_at = now
+    event.save(update_fields=["status", "cancel_reason", "finished_at"])
+    broadcast.event_changed_on_commit(event.pk, everyone=True)
 
 
 def event_finish(*, event_id: int, now: datetime.datetime | None = None) -> Event:
@@ -203,7 +208,7 @@ def finish_locked(event: Event, *, now: datetime.datetime) -> None:
     event.status = Event.Status.FINISHED
     event.finished_at = now
     event.save(update_fields=["status", "finished_at"])
-    broadcast.event_changed_on_commit(event.pk)
+    broadcast.event_changed_on_commit(event.pk, everyone=True)
 
 
 def _settle(event: Event, *, ranked: list[Entry] | None = None, refund_all: bool) -> None:

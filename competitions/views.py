@@ -59,10 +59,11 @@ def _post(request: HttpRequest, event_id: int, call: Callable[..., Any], done: s
 @login_required
 @require_POST
 def event_register(request: HttpRequest, event_id: int) -> HttpResponse:
+    call = services.event_register
     return _post(
         request,
         event_id,
-        lambda: services.event_register(event_id=event_id, user=request.user),
+        lambda: call(event_id=event_id, user=request.user),
         _("You are registered."),
     )
 
@@ -70,10 +71,11 @@ def event_register(request: HttpRequest, event_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def event_withdraw(request: HttpRequest, event_id: int) -> HttpResponse:
+    call = services.event_withdraw
     return _post(
         request,
         event_id,
-        lambda: services.event_withdraw(event_id=event_id, user=request.user),
+        lambda: call(event_id=event_id, user=request.user),
         _("You have withdrawn."),
     )
 
