@@ -129,6 +129,10 @@ def test_a_duplicate_night(browser, server):
     watcher.wait_for_function(
         "() => document.querySelectorAll('#event-standings tbody tr').length === 4"
     )
+    _shot(watcher, "event-duplicate-registered")
+    watcher.goto(f"{base}/events/")
+    _shot(watcher, "event-list")
+    watcher.goto(f"{base}/events/{event_id}/")
     before = _standings(watcher)
     _admin_action(boss, base, event_id, "start_events")
     for page in pages:
