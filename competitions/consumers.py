@@ -31,11 +31,18 @@ def _admit(scope: dict[str, Any], event_id: int) -> tuple[Any, str, str] | None:
     if event is None:
         return None
     headers = dict(scope.get("headers") or [])
-    language = hooks.socket_language(
-        user=user,
-        cookie=(scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME),
-        accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
-    )
+    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    if getattr(user, "is_authenticated", False):
+        language = hooks.socket_language(
+            user=user,
+            cookie=cookie,
+            accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
+        )
+    else:  # a visitor: his language cookie, else the club's (nothing is stored for him)
+        try:
+            language = translation.get_supported_language_variant(cookie or "")
+        except LookupError:
+            language = settings.LANGUAGE_CODE
     with translation.override(language):
         html = pages.render_shared(event=event)
         if getattr(user, "is_authenticated", False):

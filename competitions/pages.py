@@ -17,7 +17,7 @@ from competitions.models import Event, Format
 TEMPLATE = "competitions/event.html"
 
 
-def shared_context(*, event: Event, user: Any = None) -> dict[str, Any]:
+def shared_context(*, event: Event) -> dict[str, Any]:
     rows = selectors.standing_rows(event=event)
     games = list(selectors.live_games(event=event))
     return {
@@ -27,7 +27,6 @@ def shared_context(*, event: Event, user: Any = None) -> dict[str, Any]:
         "podium": rows[:3] if event.status == Event.Status.FINISHED else [],
         "games": games,
         "rounds": selectors.boards_by_round(event=event),
-        "settlement": getattr(event, "settlement", None) if event.pk else None,
     }
 
 

@@ -217,3 +217,23 @@ def test_operators_start_and_end_events_now(staff_client, append_only_triggers):
     assert event.status == Event.Status.FINISHED
     assert sorted(Entry.objects.filter(event=event).values_list("rank", flat=True)) == [1, 2, 3]
     assert_audit_clean()
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("live_db", "fresh_layer")
+async def test_a_visitor_watches_the_standings_in_his_language():
+    from django.contrib.auth.models import AnonymousUser
+
+    event = await database_sync_to_async(lambda: make_event(make_room("qq5"), min_entrants=5))()
+    comm = WebsocketCommunicator(
+        URLRouter(websocket_urlpatterns),
+        f"/ws/events/{event.pk}/",
+        headers=ORIGIN,
+    )
+    comm.scope["user"] = AnonymousUser()
+    comm.scope["cookies"] = {"django_language": "zh-hant"}
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    first = await comm.receive_from(timeout=10)
+    assert "還沒有人報名" in first and 'id="event-own"' not in first
+    await comm.disconnect()
