@@ -40,10 +40,14 @@ def event_detail(request: HttpRequest, event_id: int) -> HttpResponse:
     return render(request, pages.TEMPLATE, context)
 
 
-def _post(request: HttpRequest, event_id: int, call: Callable[..., Any], done: str) -> HttpResponse:
+def _post(
+    request: HttpRequest, event_id: int, call: Callable[..., Any], done: str, **extra: Any
+) -> HttpResponse:
+    """``call(event_id=..., user=the requester, **extra)``; its refusal or ``done`` as a message
+    on the event page."""
     get_object_or_404(Event, pk=event_id)
     try:
-        call()
+        call(event_id=event_id, user=request.user, **extra)
     except EventRefused as error:
         messages.error(request, error.message)
     else:
@@ -59,34 +63,18 @@ def _post(request: HttpRequest, event_id: int, call: Callable[..., Any], done: s
 @login_required
 @require_POST
 def event_register(request: HttpRequest, event_id: int) -> HttpResponse:
-    call = services.event_register
-    return _post(
-        request,
-        event_id,
-        lambda: call(event_id=event_id, user=request.user),
-        _("You are registered."),
-    )
+    return _post(request, event_id, services.event_register, _("You are registered."))
 
 
 @login_required
 @require_POST
 def event_withdraw(request: HttpRequest, event_id: int) -> HttpResponse:
-    call = services.event_withdraw
-    return _post(
-        request,
-        event_id,
-        lambda: call(event_id=event_id, user=request.user),
-        _("You have withdrawn."),
-    )
+    return _post(request, event_id, services.event_withdraw, _("You have withdrawn."))
 
 
 @login_required
 @require_POST
 def event_pause(request: HttpRequest, event_id: int) -> HttpResponse:
     paused = request.POST.get("paused", "1") != "0"
-    return _post(
-        request,
-        event_id,
-        lambda: services.entry_pause(event_id=event_id, user=request.user, paused=paused),
-        _("Paused: no table is formed for you until you resume.") if paused else _("Resumed."),
-    )
+    done = _("Paused: no table is formed for you until you resume.") if paused else _("Resumed.")
+    return _post(request, event_id, services.entry_pause, done, paused=paused)

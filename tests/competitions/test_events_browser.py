@@ -16,7 +16,6 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.games import test_views_browser as ui
 from tests.games.test_views_browser import _act, _login, _page, _shot
 
 pytestmark = pytest.mark.browser
@@ -53,6 +52,37 @@ def _admin_action(page, base: str, event_id: int, action: str) -> None:
     page.select_option("select[name=action]", action)
     page.click("button[name=index]")
     page.wait_for_selector("ul.messagelist")
+
+
+def _night(browser, base: str, **fields: str):
+    """The operator sets up an event, a spectator opens its page, the four register, the
+    operator starts it and each player's page goes to his table by itself."""
+    boss = _operator(browser, base)
+    event_id = _create_event(boss, base, min_entrants="2", allow_bots="1", **fields)
+    watcher = _page(browser, base, lang="en")
+    _login(watcher, base, "eve")
+    watcher.goto(f"{base}/events/{event_id}/")
+    pages = _register(browser, base, event_id)
+    watcher.wait_for_function(
+        "() => document.querySelectorAll('#event-standings tbody tr').length === 4"
+    )
+    return boss, event_id, watcher, pages
+
+
+def _start(boss, base: str, event_id: int, pages: list) -> None:
+    _admin_action(boss, base, event_id, "start_events")
+    for page in pages:
+        page.wait_for_url("**/table/**", timeout=60_000)
+
+
+def _fees_and_prizes(browser, base: str) -> int:
+    """Every player paid his fee (his bean history says so); how many won a prize."""
+    prizes = 0
+    for name in PLAYERS:
+        history = _history(browser, base, name)
+        assert "Event entry fee" in history
+        prizes += "Event prize" in history
+    return prizes
 
 
 def _register(browser, base: str, event_id: int) -> list:
@@ -106,74 +136,48 @@ def _standings(watcher) -> str:
 
 def test_a_duplicate_night(browser, server):
     base = server
-    boss = _operator(browser, base)
-    event_id = _create_event(
-        boss,
+    boss, event_id, watcher, pages = _night(
+        browser,
         base,
         name="Duplicate night",
         room="room-events-classic3",
         format="duplicate",
-        allow_bots="1",
         rounds="1",
         boards_per_round="2",
         break_seconds="0",
-        min_entrants="2",
         entry_fee="500",
         prize_bands="1:60, 2:40",
         bot_wait_seconds="0",
-    )
-    watcher = _page(browser, base, lang="en")
-    _login(watcher, base, "eve")
-    watcher.goto(f"{base}/events/{event_id}/")
-    pages = _register(browser, base, event_id)
-    watcher.wait_for_function(
-        "() => document.querySelectorAll('#event-standings tbody tr').length === 4"
     )
     _shot(watcher, "event-duplicate-registered")
     watcher.goto(f"{base}/events/")
     _shot(watcher, "event-list")
     watcher.goto(f"{base}/events/{event_id}/")
     before = _standings(watcher)
-    _admin_action(boss, base, event_id, "start_events")
-    for page in pages:
-        page.wait_for_url("**/table/**", timeout=60_000)
+    _start(boss, base, event_id, pages)
     _shot(pages[0], "event-duplicate-table")
     _play_until(pages, lambda: _standings(watcher) != before and "%" in _standings(watcher))
     _play_until(pages, lambda: _podium(watcher))
     _shot(watcher, "event-duplicate-podium")
     assert watcher.locator("#event-head .event-status[data-status='finished']").count()
-    prizes = 0
-    for name in PLAYERS:
-        history = _history(browser, base, name)
-        assert "Event entry fee" in history
-        prizes += "Event prize" in history
-    assert prizes == 2
+    assert _fees_and_prizes(browser, base) == 2
 
 
 def test_an_arena_of_five_seats(browser, server):
     base = server
-    boss = _operator(browser, base)
-    event_id = _create_event(
-        boss,
+    boss, event_id, watcher, pages = _night(
+        browser,
         base,
         name="Arena night",
         room="room-events-qq5",
         format="arena",
-        allow_bots="1",
         minutes="30",
-        min_entrants="2",
         entry_fee="300",
         prize_bands="1:100",
         gather_seconds="0",
         bot_wait_seconds="2",
     )
-    watcher = _page(browser, base, lang="en")
-    _login(watcher, base, "eve")
-    watcher.goto(f"{base}/events/{event_id}/")
-    pages = _register(browser, base, event_id)
-    _admin_action(boss, base, event_id, "start_events")
-    for page in pages:
-        page.wait_for_url("**/table/**", timeout=60_000)
+    _start(boss, base, event_id, pages)
     assert len({page.url for page in pages}) == 1  # four players and a bot at one table
 
     def scored() -> bool:
@@ -184,10 +188,5 @@ def test_an_arena_of_five_seats(browser, server):
     _shot(watcher, "event-arena-standings")
     _admin_action(boss, base, event_id, "end_events")
     watcher.wait_for_selector("#event-standings .podium", timeout=60_000)
-    assert ui.ARTIFACTS
-    winners = 0
-    for name in PLAYERS:
-        history = _history(browser, base, name)
-        assert "Event entry fee" in history
-        winners += "Event prize" in history
-    assert winners == 1
+    _shot(watcher, "event-arena-podium")
+    assert _fees_and_prizes(browser, base) == 1
