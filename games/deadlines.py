@@ -125,6 +125,7 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
             presence_sweep()
             hand_apply_due_deadlines()
             services.table_fill_idle()
+            hooks.runner_round()
             now = timezone.now()
             dues = [
                 d for d in (next_deadline_in(now=now), hooks.due_work(now=now)) if d is not None
