@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from club.selectors import ratings_of
 from competitions import arena, duplicate
 from competitions.models import Board, Entry, Event, Format, Game
 
@@ -71,18 +72,27 @@ class Row:
     entry: Entry
     score: str  # points, or the percentage
     at_table: int | None
+    rating: Any  # the club's skill rating in the event's variant (shown, provisional)
 
 
 def standing_rows(*, event: Event) -> list[Row]:
     tables = seated_tables(event=event)
+    entries = standings(event=event)
+    ratings = ratings_of(user_ids=[e.user_id for e in entries], variant_key=event.room.variant)
     rows = []
-    for i, entry in enumerate(standings(event=event), start=1):
+    for i, entry in enumerate(entries, start=1):
         if event.format == Format.DUPLICATE:
             score = f"{float(entry_percent(entry)):.1f}%"
         else:
             score = str(entry.points)
         rows.append(
-            Row(rank=entry.rank or i, entry=entry, score=score, at_table=tables.get(entry.user_id))
+            Row(
+                rank=entry.rank or i,
+                entry=entry,
+                score=score,
+                at_table=tables.get(entry.user_id),
+                rating=ratings.get(entry.user_id),
+            )
         )
     return rows
 
