@@ -1,7 +1,8 @@
 """The event screens' regions, one partial each with a stable id, shared by the page, its
 htmx requests and the socket's pushes: ``event-head`` (status, times, boards and their
 commitments), ``event-standings`` (and the podium), ``event-tables`` (tables in play) and
-``event-own`` (the reader's entry, his table, his buttons). Also the banners the games hooks
+``event-join`` (registration, for whoever has not entered), ``event-own`` (the reader's entry,
+his table, his buttons: it hides ``event-join``). Also the banners the games hooks
 show above an event's table and in the lobby."""
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def render_shared(*, event: Event) -> str:
     context = shared_context(event=event)
     return "".join(
         render_to_string(f"{TEMPLATE}#{name}", {**context, "oob": True})
-        for name in ("event-head", "event-standings", "event-tables")
+        for name in ("event-head", "event-join", "event-standings", "event-tables")
     )
 
 

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -46,6 +45,12 @@ def _post(
     """``call(event_id=..., user=the requester, **extra)``; its refusal or ``done`` as a message
     on the event page."""
     get_object_or_404(Event, pk=event_id)
+    page = reverse("event_detail", kwargs={"event_id": event_id})
+    if not request.user.is_authenticated:
+        login = f"{reverse('account_login')}?next={page}"
+        if getattr(request, "htmx", False):
+            return HttpResponse(status=204, headers={"HX-Redirect": login})
+        return redirect(login)
     try:
         call(event_id=event_id, user=request.user, **extra)
     except EventRefused as error:
@@ -55,24 +60,20 @@ def _post(
     if getattr(request, "htmx", False):
         # the page's own region may have come over the socket, without a form token: htmx
         # posts with the page's token header, then the page loads again with the message
-        page = reverse("event_detail", kwargs={"event_id": event_id})
         return HttpResponse(status=204, headers={"HX-Redirect": page})
     return redirect("event_detail", event_id=event_id)
 
 
-@login_required
 @require_POST
 def event_register(request: HttpRequest, event_id: int) -> HttpResponse:
     return _post(request, event_id, services.event_register, _("You are registered."))
 
 
-@login_required
 @require_POST
 def event_withdraw(request: HttpRequest, event_id: int) -> HttpResponse:
     return _post(request, event_id, services.event_withdraw, _("You have withdrawn."))
 
 
-@login_required
 @require_POST
 def event_pause(request: HttpRequest, event_id: int) -> HttpResponse:
     paused = request.POST.get("paused", "1") != "0"

@@ -217,6 +217,13 @@ def test_operators_start_and_end_events_now(staff_client, append_only_triggers):
     assert event.status == Event.Status.FINISHED
     assert sorted(Entry.objects.filter(event=event).values_list("rank", flat=True)) == [1, 2, 3]
     assert_audit_clean()
+    # a visitor: registration is closed, and a post sends him to the login page
+    staff_client.logout()
+    staff_client.cookies["django_language"] = "en"
+    page = staff_client.get(reverse("event_detail", args=[event.pk])).content.decode()
+    assert "Registration is closed." in page and 'data-entered="1"' not in page
+    response = staff_client.post(reverse("event_register", args=[event.pk]))
+    assert response.status_code == 302 and "login" in response["Location"]
 
 
 @pytest.mark.asyncio
