@@ -754,9 +754,9 @@ def apply_deadline(
 
 
 def _score_moves(state: HandState, units: tuple[Fraction, ...]) -> list[int]:
-    """积分 per seat (RULES.md §7.4): the units rounded half-up; qq5 moves by X = units × B
-    (§3.6), the only variant whose units leave the base score out of the score."""
-    base = state.stakes.base_score if state.variant.key == "qq5" else 1
+    """积分 per seat (RULES.md §7.4): the units rounded half-up, times the base score B where
+    the variant scores by it (qq5, §3.6: X = units × B)."""
+    base = state.stakes.base_score if state.variant.score_by_base else 1
     return [round_half_up(Fraction(u) * base) for u in units]
 
 
