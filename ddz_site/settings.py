@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "club",
+    "competitions",
 ]
 
 MIDDLEWARE = [

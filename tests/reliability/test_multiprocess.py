@@ -2,9 +2,9 @@
 
 Every tab sees every update (the same sequence of versions, ending with the result) and a
 deadline fires exactly once although both processes run the deadline runner (that an idle
-socket stays open on the Redis layer is tests/games/test_rooms_channel_layer.py's). Then restart
-survival: ``kill -9`` of a process mid-hand, and again while a deadline is pending; its tabs
-reconnect and the hand goes on from the exact state.
+socket stays open on the Redis layer is tests/games/live/test_rooms_channel_layer.py's).
+Then restart survival: ``kill -9`` of a process mid-hand, and again while a deadline is
+pending; its tabs reconnect and the hand goes on from the exact state.
 """
 
 from __future__ import annotations
