@@ -87,7 +87,7 @@ def main() -> None:
     from games import broadcast, render_cache, services
     from games.engine.hand import waiting_seats
     from games.selectors import hand_state
-    from tests.games.table_helpers import (
+    from tests.support.tables import (
         active_hand,
         client_action,
         make_player,

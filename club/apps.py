@@ -25,4 +25,6 @@ class ClubConfig(AppConfig):
             socket_closed=sockets.socket_closed,
             leases_expired=sockets.leases_expired,
             chat=sockets.chat,
+            runner_round=services.seasons_begin_due,
+            ratings_of=selectors.seat_ratings,
         )

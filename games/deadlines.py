@@ -10,7 +10,8 @@ second application impossible anyway.
 
 The same loop expires the socket leases of processes that stopped or died (games.presence), so
 their users' grace starts, and seats house bots at waiting tables whose players have waited
-``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``).
+``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``), and does the work other apps hand it
+(``hooks.due_work``: starting and ending what they scheduled).
 
 Bots reply here too: a hand that awaits a bot is due after the room's ``bot_delay_ms``. The
 bot's move is decided before the table is locked (``services.hand_decide_bots``, a search of up
@@ -38,6 +39,7 @@ from django.utils import timezone
 
 from games import presence, selectors, services, wake
 from games.errors import ActionRejected
+from games.hooks import hooks
 from games.models import Hand
 from games.services.base import locked_table, write
 
@@ -123,9 +125,13 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
             presence_sweep()
             hand_apply_due_deadlines()
             services.table_fill_idle()
-            due_in = next_deadline_in(now=timezone.now())
-            if due_in is not None:
-                pause = max(_MIN_PAUSE_SECONDS, min(interval, due_in))
+            hooks.runner_round()
+            now = timezone.now()
+            dues = [
+                d for d in (next_deadline_in(now=now), hooks.due_work(now=now)) if d is not None
+            ]
+            if dues:
+                pause = max(_MIN_PAUSE_SECONDS, min(interval, *dues))
         except Exception:
             logger.exception("deadline runner iteration failed")
         finally:

@@ -2,7 +2,9 @@
 games/engine <- games <- club). The club registers its functions here when it starts
 (``club.apps.ClubConfig.ready``); games calls them. The defaults are what a table does
 without a club: every reader gets the club's default language, nobody is suspended, sockets
-(opened, closed, expired) have nothing more to record, and chat is refused."""
+(opened, closed, expired) have nothing more to record, chat is refused, no seat shows a rating,
+every table may be watched and every hand read, and the deadline runner's rounds do nothing
+more."""
 
 from __future__ import annotations
 
@@ -46,9 +48,23 @@ class TableHooks:
     # a table socket opened (seated=...) or closed; the chat intent
     socket_opened: Callable[..., Awaitable[None]] = _nothing
     socket_closed: Callable[..., Awaitable[None]] = _nothing
+    chat: Callable[[Any, Any], Awaitable[None]] = _no_chat
     # the sweep deleted dead sockets' leases at a table (after commit): table_id, user_ids
     leases_expired: Callable[..., None] = lambda *, table_id, user_ids: None
-    chat: Callable[[Any, Any], Awaitable[None]] = _no_chat
+    # the skill ratings shown next to the seated players' names (read once per push):
+    # user_ids, variant_key -> {user id: an object with ``shown`` (int), ``provisional``}
+    ratings_of: Callable[..., dict[int, Any]] = lambda *, user_ids, variant_key: {}
+    # the deadline runner finished a round (the club begins the seasons that are due)
+    runner_round: Callable[[], Any] = lambda: None
+    # may this user watch the table now? (an app may hide a table for a while)
+    may_watch: Callable[..., bool] = lambda *, table, user: True
+    # which of these hands' records, replays and verify pages the user may not open yet
+    hidden_hands: Callable[..., set[int]] = lambda *, hand_ids, user: set()
+    # HTML shown above a table's screen, and in the lobby
+    table_banner: Callable[..., str] = lambda *, table, user: ""
+    lobby_banner: Callable[..., str] = lambda *, user: ""
+    # the deadline runner's other work: do what is due, return seconds until more is (or None)
+    due_work: Callable[..., float | None] = lambda *, now: None
 
 
 hooks = TableHooks()

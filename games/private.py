@@ -32,6 +32,7 @@ from accounts.models import BeanEntry, User
 from games import selectors, table_life
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode
+from games.hooks import hooks
 from games.models import Hand, HandPlayer, InviteMiss, Room, Seat, Table, TableSession
 from games.notify import notify
 from games.services.base import (
@@ -117,7 +118,9 @@ def check_invite(table: Table, user: User, code: Any) -> None:
 
 def may_watch(table: Table, user: Any, codes: Any = ()) -> bool:
     """May ``user`` see ``table``'s screen? Public tables: anyone. Private: the host and the
-    seated, and code holders when the host lets spectators watch."""
+    seated, and code holders when the host lets spectators watch; never while a hook hides it."""
+    if not hooks.may_watch(table=table, user=user):
+        return False
     if not table.is_private:
         return True
     if user is None or not getattr(user, "is_authenticated", False):

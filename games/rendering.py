@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from django.conf import settings
@@ -270,6 +270,7 @@ class SeatInfo:
     is_bot: bool = False
     connected: bool = True
     leaving: bool = False
+    rating: Any = None  # the club's skill rating of the player (games.hooks ratings_of)
 
 
 def _role_label(variant: str, role: str) -> str:
@@ -844,8 +845,15 @@ class TableSnapshot:
         """Who sits where, in the active language, and how many seats the table has."""
         language = get_language()
         if language not in self._infos:
-            self._infos[language] = _seat_infos(self.seats)
+            self._infos[language] = _seat_infos(self.seats, self.ratings)
         return self._infos[language]
+
+    @cached_property
+    def ratings(self) -> dict[int, Any]:
+        from games.hooks import hooks
+
+        users = [s.user_id for s in self.seats if s.user_id is not None]
+        return hooks.ratings_of(user_ids=users, variant_key=self.table.room.variant)
 
     def player_infos(self) -> list[SeatInfo]:
         """Who played each seat of the hand, under the name he played it (empty when the hand
@@ -920,7 +928,7 @@ def _departed(holders: dict[int, int | None], seats: Sequence[Any]) -> dict[int,
     return {pk: (name, is_bot) for pk, name, is_bot in rows}
 
 
-def _seat_infos(rows: Sequence[Any]) -> tuple[list[SeatInfo], int]:
+def _seat_infos(rows: Sequence[Any], ratings: dict[int, Any]) -> tuple[list[SeatInfo], int]:
     from accounts.selectors import title_for
 
     infos = []
@@ -943,6 +951,7 @@ def _seat_infos(rows: Sequence[Any]) -> tuple[list[SeatInfo], int]:
                 name=name,
                 title=title,
                 is_bot=bot,
+                rating=None if bot else ratings.get(u.pk),
                 connected=row.disconnected_at is None or bot
                 if hasattr(row, "disconnected_at")
                 else True,

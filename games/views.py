@@ -31,6 +31,7 @@ from games.engine.record import public_marks, replay
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 from games.errors import ActionRejected
+from games.hooks import hooks
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
 from games.options import OPTION_HELP, option_label, value_label
 from games.selectors import room_list_active
@@ -110,7 +111,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
         )
     for room in rooms:
         room.open_tables = by_room.get(room.pk, [])[:6]  # type: ignore[attr-defined]
-    return render(request, "games/lobby.html", {"rooms": rooms, "my_tables": my_tables})
+    banner = hooks.lobby_banner(user=request.user)
+    return render(
+        request, "games/lobby.html", {"rooms": rooms, "my_tables": my_tables, "banner": banner}
+    )
 
 
 @login_required
@@ -138,6 +142,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     ctx["oob"] = False
     ctx["seated"] = _seat is not None
     ctx["regions"] = rendering.page_regions(own=ctx, request=request)
+    ctx["banner"] = hooks.table_banner(table=table, user=request.user)
     return render(request, "games/table.html", ctx)
 
 

@@ -19,6 +19,7 @@ import contextlib
 import http.client
 import json
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -30,9 +31,9 @@ from hypothesis import strategies as st
 from games import private
 from games.consumers import CLOSE_TOO_BIG
 from games.models import Seat, SocketLease
-from tests.games.table_helpers import ensure_triggers, make_player, make_room, seated_table
 from tests.reliability.faulty_asgi import RAISE
 from tests.reliability.harness import TableClient, poll, session_cookie
+from tests.support.tables import ensure_triggers, make_player, make_room, seated_table
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -132,7 +133,7 @@ async def test_a_stopping_process_releases_its_sockets_leases(servers):
     assert await db(_leases)(user) == 2
     tabs.append(TableClient("last", server.url, table_id, cookie))
     await tabs[-1].connect(timeout=30, first_frame=False)
-    server.terminate()
+    server.kill(signal.SIGTERM)  # systemd's stop; returns once the process has exited
     for tab in tabs:
         await tab.wait_for(lambda tab=tab: not tab.open, timeout=PATIENCE)
     await poll(lambda: _leases(user) == 0, what="the stopped process's leases released")
