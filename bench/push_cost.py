@@ -96,9 +96,8 @@ def main() -> None:
     )
 
     assert Path(games.__file__).resolve().is_relative_to(Path(args.tree).resolve())
+    from django.apps import apps
     from django.template import base as template_base
-
-    from club.models import SpectatorPresence
 
     renderings = 0
     template_render = template_base.Template.render
@@ -116,8 +115,13 @@ def main() -> None:
     humans = [make_player() for _ in range(5)]
     table = seated_table(room, humans)
     users = dict(enumerate(humans))
+    # a spectator is his socket's lease; trees from before issue #31 counted a row of their own
+    presence_rows = apps.all_models["club"].get("spectatorpresence")
     for n in range(args.spectators):
-        SpectatorPresence.objects.create(table=table, user=make_player(), channel_name=f"w{n}")
+        watcher = make_player()
+        services.seat_connect(table_id=table.pk, user=watcher, channel_name=f"w{n}")
+        if presence_rows is not None:
+            presence_rows.objects.create(table=table, user=watcher, channel_name=f"w{n}")
     seated = {u.pk: "zh-hans" for u in humans}
     spectators = ["zh-hans"] * args.spectators
     sockets = len(seated) + len(spectators)

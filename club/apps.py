@@ -23,6 +23,7 @@ class ClubConfig(AppConfig):
             languages_of=selectors.languages_of,
             socket_opened=sockets.socket_opened,
             socket_closed=sockets.socket_closed,
+            leases_expired=sockets.leases_expired,
             chat=sockets.chat,
             runner_round=services.seasons_begin_due,
             ratings_of=selectors.seat_ratings,

@@ -102,23 +102,6 @@ class PlayerSettings(models.Model):
         return str(self.user)
 
 
-class SpectatorPresence(models.Model):
-    """One open table socket (any user's). Kept in the database, like the seats' presence, so
-    every serving process counts the same spectators; the count leaves out seated users."""
-
-    table = models.ForeignKey(
-        "games.Table", on_delete=models.CASCADE, related_name="socket_presences"
-    )
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    channel_name = models.CharField(max_length=200, unique=True)
-    connected_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        verbose_name = _("table socket")
-        verbose_name_plural = _("table sockets")
-        indexes = [models.Index(fields=["table", "user"], name="presence_table_user")]
-
-
 class ChatMessage(models.Model):
     """A quick-chat message sent at a table (also the per-user rate limit's memory)."""
 

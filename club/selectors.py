@@ -26,10 +26,12 @@ from club.models import (
     RatingChange,
     Season,
     SeasonStanding,
-    SpectatorPresence,
     Suspension,
 )
 from club.skill import Game, SeatRecord, Skill
+from games import presence
+from games import selectors as table_selectors
+from games.models import Seat, SocketLease
 from games.prepared import PreparedRead
 
 PERIODS = (7, 30)
@@ -39,26 +41,33 @@ PERIODS = (7, 30)
 
 
 def spectator_count(*, table_id: int) -> int:
-    """Distinct signed-in users with a socket open at the table who hold no seat there."""
-    from games.models import Seat
+    """Distinct signed-in users with a socket open at the table who hold no seat there: their
+    sockets' leases (games.presence), so every serving process counts the same spectators, and
+    a process that stops or dies takes its spectators with it."""
+    return table_selectors.table_spectators(
+        table_id=table_id, now=timezone.now(), lease_seconds=presence.lease_seconds()
+    )
 
-    seated = Seat.objects.filter(table_id=table_id, user__isnull=False).values("user_id")
-    return (
-        SpectatorPresence.objects.filter(table_id=table_id)
-        .exclude(user_id__in=seated)
-        .values("user_id")
-        .distinct()
-        .count()
+
+def spectator_sockets(*, table_id: int, user_id: int) -> int | None:
+    """How many sockets ``user_id`` has open at the table as a spectator; None when he holds a
+    seat there (a player's sockets never change the count)."""
+    if Seat.objects.filter(table_id=table_id, user_id=user_id).exists():
+        return None
+    return table_selectors.user_live_sockets(
+        table_id=table_id,
+        user_id=user_id,
+        now=timezone.now(),
+        lease_seconds=presence.lease_seconds(),
     )
 
 
 def _at_table_languages(table_id: int) -> Any:
     """(user id, stored language) of everyone seated at or watching the table: one shape
-    whatever the seats, so that it compiles once."""
-    from games.models import Seat
-
+    whatever the seats, so that it compiles once. A watcher is anyone with a socket's lease at
+    the table (one of a process that died, until swept, only adds a rendering)."""
     seated = Seat.objects.filter(table_id=table_id).values("user_id")
-    watching = SpectatorPresence.objects.filter(table_id=table_id).values("user_id")
+    watching = SocketLease.objects.filter(table_id=table_id).values("user_id")
     return User.objects.filter(Q(pk__in=seated) | Q(pk__in=watching)).values_list(
         "pk", "club_settings__language"
     )

@@ -1,6 +1,6 @@
-"""Writes of club life (issue #7): hand outcomes, chat, spectator presence, connection
-addresses, suspensions and player settings; of competition (issue #27): skill ratings and
-seasons. Keyword-only, one transaction each."""
+"""Writes of club life (issue #7): hand outcomes, chat, connection addresses, suspensions and
+player settings; of competition (issue #27): skill ratings and seasons. Keyword-only, one
+transaction each."""
 
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ from club.models import (
     Season,
     SeasonReset,
     SeasonStanding,
-    SpectatorPresence,
     Suspension,
 )
 from club.phrases import phrase_text
 from club.skill import Game, Shape, Skill
+from ddz_site.addresses import client_address
 from games.errors import ActionRejected, ErrorCode
 
 logger = logging.getLogger(__name__)
@@ -163,25 +163,18 @@ def user_unsuspend(*, user: User) -> None:
     Suspension.objects.filter(user=user).delete()
 
 
-# --------------------------------------------------------------------------- presence, addresses
+# --------------------------------------------------------------------------- addresses
 
 
 def client_ip(scope: dict[str, Any]) -> str | None:
-    """The socket's client address. Behind the club's proxy (DDZ_TRUST_FORWARDED_FOR) it is the
-    last X-Forwarded-For entry: deploy/nginx.conf appends the address it saw
-    ($proxy_add_x_forwarded_for), while earlier entries (and daphne's --proxy-headers client,
-    which takes the first) are whatever the browser sent."""
+    """The socket's client address (ddz_site.addresses)."""
     headers = {
         k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
     }
-    if settings.DDZ_TRUST_FORWARDED_FOR:
-        forwarded = headers.get("x-forwarded-for", "").split(",")[-1].strip()
-        if forwarded:
-            return forwarded
     client = scope.get("client")
-    if client:
-        return str(client[0])
-    return None
+    return client_address(
+        forwarded_for=headers.get("x-forwarded-for"), peer=str(client[0]) if client else None
+    )
 
 
 def connection_record(
@@ -206,23 +199,6 @@ def connection_record(
                 )
     except (IntegrityError, ValueError) as error:  # a concurrent insert, an odd address
         logger.info("connection record of table %s: %s", table_id, error)
-
-
-def presence_open(*, table_id: int, user: Any, channel_name: str) -> None:
-    if user is None or not getattr(user, "is_authenticated", False):
-        return
-    # one statement (an upsert): a socket's channel name is new, a stale row of a dead
-    # process with the same name is taken over
-    SpectatorPresence.objects.bulk_create(
-        [SpectatorPresence(table_id=table_id, user_id=user.pk, channel_name=channel_name)],
-        update_conflicts=True,
-        unique_fields=["channel_name"],
-        update_fields=["table", "user", "connected_at"],
-    )
-
-
-def presence_close(*, channel_name: str) -> None:
-    SpectatorPresence.objects.filter(channel_name=channel_name).delete()
 
 
 # --------------------------------------------------------------------------- chat

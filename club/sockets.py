@@ -1,36 +1,34 @@
 """What the table consumer (games/consumers.py) hands to the club: socket opened and closed
-(spectator presence, the connection's address) and the ``chat`` intent. Transport glue only:
-the writes are club.services."""
+(the spectator count, the connection's address), sockets of a stopped process expired (the
+count again) and the ``chat`` intent. Transport glue only: the writes are club.services.
+
+The spectators are counted from the sockets' leases (games.presence), which the consumer has
+recorded before a socket's opening comes here and deleted before its closing does."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from channels.db import database_sync_to_async
 
 from club import broadcast, selectors, services
+from games import broadcast as table_broadcast
 
 logger = logging.getLogger(__name__)
 
 
-def _opened(
-    table_id: int, user: Any, channel_name: str, ip: str | None, seated: bool
-) -> tuple[str, dict] | None:
-    # the count leaves out seated users: a player's socket never changes it
-    before = None if seated else selectors.spectator_count(table_id=table_id)
-    services.presence_open(table_id=table_id, user=user, channel_name=channel_name)
+def _opened(table_id: int, user: Any, ip: str | None, seated: bool) -> tuple[str, dict] | None:
     services.connection_record(table_id=table_id, user=user, ip=ip, seated=seated)
-    if seated or selectors.spectator_count(table_id=table_id) == before:
+    if seated or selectors.spectator_sockets(table_id=table_id, user_id=user.pk) != 1:
         return None  # a seated player, or another tab of a spectator: nothing to show
     return broadcast.spectators_event(table_id)
 
 
-def _closed(table_id: int, channel_name: str) -> tuple[str, dict] | None:
-    before = selectors.spectator_count(table_id=table_id)
-    services.presence_close(channel_name=channel_name)
-    if selectors.spectator_count(table_id=table_id) == before:
-        return None
+def _closed(table_id: int, user: Any) -> tuple[str, dict] | None:
+    if selectors.spectator_sockets(table_id=table_id, user_id=user.pk) != 0:
+        return None  # a seated player, or a spectator with another tab open
     return broadcast.spectators_event(table_id)
 
 
@@ -38,9 +36,7 @@ async def socket_opened(consumer: Any, *, seated: bool = False) -> None:
     """``seated``: the user holds a seat at the table (his socket is no spectator)."""
     try:
         ip = services.client_ip(consumer.scope)
-        push = await database_sync_to_async(_opened)(
-            consumer.table_id, consumer.user, consumer.channel_name, ip, seated
-        )
+        push = await database_sync_to_async(_opened)(consumer.table_id, consumer.user, ip, seated)
         if push is not None:
             await consumer.channel_layer.group_send(*push)
     except Exception:  # presence is a nicety: never refuse a socket for it
@@ -49,11 +45,21 @@ async def socket_opened(consumer: Any, *, seated: bool = False) -> None:
 
 async def socket_closed(consumer: Any) -> None:
     try:
-        push = await database_sync_to_async(_closed)(consumer.table_id, consumer.channel_name)
+        push = await database_sync_to_async(_closed)(consumer.table_id, consumer.user)
         if push is not None:
             await consumer.channel_layer.group_send(*push)
     except Exception:
         logger.exception("club: socket close at table %s", getattr(consumer, "table_id", "?"))
+
+
+def leases_expired(*, table_id: int, user_ids: Iterable[int]) -> None:
+    """The sweep deleted the dead leases of these users at the table (their process stopped):
+    the table's sockets get the new count when a spectator left with them."""
+    try:
+        if any(selectors.spectator_sockets(table_id=table_id, user_id=u) == 0 for u in user_ids):
+            table_broadcast.send_frames([broadcast.spectators_event(table_id)])
+    except Exception:  # the sweep goes on: the count is a nicety
+        logger.exception("club: spectators of table %s after its leases expired", table_id)
 
 
 async def chat(consumer: Any, intent: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import sys
@@ -42,7 +43,8 @@ application = ProtocolTypeRouter(
 def _close_oversized_frames_with_1009() -> None:
     """daphne (autobahn) fails a socket whose frame passes its size limit (1 MiB) by dropping
     the TCP connection: the page saw 1006 and could not tell it from a network fault. Failing
-    with the closing handshake sends 1009, as the consumer does for its own, smaller limit.
+    with the closing handshake sends 1009 (the library sends it for itself; an application may
+    not, so the consumer's own, smaller limit closes with 4009: games/consumers.py).
     daphne reads its factory class from ``daphne.server`` when it starts serving, after it
     has imported this module."""
     try:
@@ -64,6 +66,35 @@ def _close_oversized_frames_with_1009() -> None:
 
 
 _close_oversized_frames_with_1009()
+
+
+def _cancel_every_application_on_stop() -> None:
+    """As the process stops (SIGTERM), daphne cancels every connection's application and waits
+    for them: a table socket's releases its lease then (games/consumers.py). But daphne's loop
+    over the connections reads an application from each, and an HTTP request that upgraded to
+    a websocket in the last second (until daphne's checker drops it) has none: the KeyError
+    ended the loop, no application was cancelled, and the process exited with its sockets'
+    leases in place. This loop skips what has no application."""
+    try:
+        import daphne.server
+        from twisted.internet import defer
+    except ImportError:  # served by another ASGI server
+        return
+
+    def kill_all_applications(server: daphne.server.Server) -> defer.Deferred:
+        running = [
+            details["application_instance"]
+            for details in server.connections.values()
+            if "application_instance" in details and not details["application_instance"].done()
+        ]
+        for application in running:
+            application.cancel()
+        return defer.Deferred.fromFuture(asyncio.gather(*running, return_exceptions=True))
+
+    daphne.server.Server.kill_all_applications = kill_all_applications
+
+
+_cancel_every_application_on_stop()
 
 # What is loaded by now (modules, templates, settings) lives as long as the process: kept out
 # of the collector's oldest generation, whose full passes paused the process for up to 131 ms

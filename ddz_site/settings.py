@@ -191,8 +191,8 @@ DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
 # No one user can starve a process (issue #17): table sockets one user may hold across the
 # cluster (counted by their leases), full renderings a socket's resync requests get per second
 # (the others are answered by the one in flight or waiting), and the largest frame a socket may
-# send, and be sent, before it is closed with 1009 (daphne closes with 1009 too for a frame
-# past its own limit of 1 MiB, which never reaches the consumer: ddz_site/asgi.py).
+# send, and be sent, before it is closed with 4009 (daphne closes with 1009 for a frame past
+# its own limit of 1 MiB, which never reaches the consumer: ddz_site/asgi.py).
 DDZ_WS_MAX_SOCKETS_PER_USER = env_int("DDZ_WS_MAX_SOCKETS_PER_USER", 6)
 DDZ_WS_RESYNC_PER_SECOND = float(os.environ.get("DDZ_WS_RESYNC_PER_SECOND", "3"))
 DDZ_WS_MAX_FRAME_BYTES = env_int("DDZ_WS_MAX_FRAME_BYTES", 64 * 1024)
@@ -220,6 +220,11 @@ DDZ_BOT_THINK_SECONDS = (
 DDZ_SOCKET_LEASE_SECONDS = env_int("DDZ_SOCKET_LEASE_SECONDS", 30)
 DDZ_SOCKET_RENEW_SECONDS = float(os.environ.get("DDZ_SOCKET_RENEW_SECONDS", "10"))
 DDZ_REGROUP_MEMORY_HANDS = env_int("DDZ_REGROUP_MEMORY_HANDS", 5)
+# Private tables' invite codes (games/private.py): past DDZ_INVITE_TRIES wrong codes in
+# DDZ_INVITE_TRIES_SECONDS from one browser session or one address, every code it tries is
+# refused until the oldest of them is that old.
+DDZ_INVITE_TRIES = env_int("DDZ_INVITE_TRIES", 10)
+DDZ_INVITE_TRIES_SECONDS = env_int("DDZ_INVITE_TRIES_SECONDS", 60)
 
 # Club life (issue #7). Quick chat: fixed phrases only unless DDZ_CHAT_FREE_TEXT (escaped, at
 # most DDZ_CHAT_MAX_CHARS); each user at most DDZ_CHAT_RATE_COUNT messages per

@@ -2,7 +2,12 @@
 groups, turns frames into intents for the services, and sends each socket its own rendering.
 
 URL ``/ws/table/<table_id>/``. Close codes: 4401 not signed in, 4404 no such table, 4429 the
-user already holds DDZ_WS_MAX_SOCKETS_PER_USER table sockets, 1009 a frame over the size limit.
+user already holds DDZ_WS_MAX_SOCKETS_PER_USER table sockets, 4009 a frame over the size limit,
+from the page or to it (daphne's websocket library refuses 1009 from an application, whose
+close then raises and kills it; daphne's own 1 MiB limit still closes with 1009,
+ddz_site/asgi.py).
+Whatever ends a socket (its close, an exception in a handler, the process stopping) releases
+its lease and runs the presence bookkeeping once (``TableConsumer.__call__``).
 Outbound frames are HTML (every screen region, swapped in by id by the htmx ws extension);
 errors go to the sender alone as the ``#table-error`` partial, after a full resync of the
 sender's view when the refusal was a stale version.
@@ -42,7 +47,7 @@ logger = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
 CLOSE_TOO_MANY_SOCKETS = 4429
-CLOSE_TOO_BIG = 1009
+CLOSE_TOO_BIG = 4009
 
 # Per-socket flood guard (issue #6): a bucket of DDZ_WS_RATE_BURST frames refilled at
 # DDZ_WS_RATE_PER_SECOND; a frame over the limit is dropped unread and the sender told, at most
@@ -159,6 +164,16 @@ def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     user: Any
+    _ending: asyncio.Future[None] | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        # channels runs disconnect() only for the peer's close: an exception in any handler
+        # ends the application without it, and so does daphne cancelling it as the process
+        # stops; the lease and the seat's presence are released on every way out
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._ended()
 
     async def connect(self) -> None:
         self.joined: list[str] = []
@@ -252,6 +267,17 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
 
     async def disconnect(self, code: int) -> None:
+        await self._ended()
+
+    async def _ended(self) -> None:
+        """The socket's presence ends, once, whoever asks first; a caller cancelled meanwhile
+        (daphne cancels an application that takes too long to close, and every application
+        when the process stops) does not cut the bookkeeping short."""
+        if self._ending is None:
+            self._ending = asyncio.ensure_future(self._release())
+        await asyncio.shield(self._ending)
+
+    async def _release(self) -> None:
         resync = getattr(self, "_resync_task", None)
         if resync is not None:
             resync.cancel()
@@ -259,19 +285,23 @@ class TableConsumer(AsyncWebsocketConsumer):
         if opener is not None:
             self._opener = None
             socket_opening_ended(opener=opener)
-        for group in getattr(self, "joined", []):
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if getattr(self, "joined", None):
-            # released before its lease is deleted, so the renewer never records it again
-            socket_released(channel_name=self.channel_name)
-            await self._call(
-                services.seat_disconnect,
-                table_id=self.table_id,
-                user=self.user,
-                channel_name=self.channel_name,
-            )
-            self.joined = []
-            await hooks.socket_closed(self)
+        joined, self.joined = getattr(self, "joined", []), []
+        if not joined:
+            return
+        # released before its lease is deleted, so the renewer never records it again
+        socket_released(channel_name=self.channel_name)
+        try:
+            for group in joined:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception:  # the layer away: its groups expire; the lease must still go
+            logger.exception("table %s: leaving the socket's groups failed", self.table_id)
+        await self._call(
+            services.seat_disconnect,
+            table_id=self.table_id,
+            user=self.user,
+            channel_name=self.channel_name,
+        )
+        await hooks.socket_closed(self)
 
     async def _call(self, func: Any, **kwargs: Any) -> Any:
         """``func``'s result, or None when it was refused (logged)."""

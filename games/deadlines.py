@@ -149,8 +149,8 @@ def leases_keep(*, now: datetime.datetime | None = None) -> int:
     sweep took (this process could not renew in time: a stall, the database away); their
     seats come back on line before any grace runs out. Returns how many were recorded again."""
     now = now or timezone.now()
-    renewed = presence.leases_renew(now=now)
     held = presence.sockets_held()
+    renewed = presence.leases_renew(now=now, channel_names=list(held))
     if renewed >= len(held):
         return 0
     present = selectors.leases_present(channel_names=list(held))

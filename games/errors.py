@@ -35,6 +35,7 @@ class ErrorCode(enum.Enum):
     NOT_AUTHENTICATED = "not_authenticated"
     # private tables (issue #8)
     INVITE_REQUIRED = "invite_required"
+    INVITE_TRIES = "invite_tries"  # DDZ_INVITE_TRIES wrong codes in DDZ_INVITE_TRIES_SECONDS
     TABLE_LOCKED = "table_locked"
     NOT_HOST = "not_host"
     BOTS_NOT_ALLOWED = "bots_not_allowed"
@@ -86,6 +87,10 @@ MESSAGES = {
     ),
     ErrorCode.NOT_AUTHENTICATED: _("Please sign in first."),
     ErrorCode.INVITE_REQUIRED: _("This is a private table: you need its invite link to sit."),
+    ErrorCode.INVITE_TRIES: _(
+        "Too many wrong invite codes were tried from this browser or network: wait "
+        "%(seconds)s seconds, then open the invite link again."
+    ),
     ErrorCode.TABLE_LOCKED: _("The host has locked this table."),
     ErrorCode.NOT_HOST: _("Only the table's host may do that."),
     ErrorCode.BOTS_NOT_ALLOWED: _("The host does not allow bots at this table."),

@@ -2,8 +2,9 @@
 games/engine <- games <- club). The club registers its functions here when it starts
 (``club.apps.ClubConfig.ready``); games calls them. The defaults are what a table does
 without a club: every reader gets the club's default language, nobody is suspended, sockets
-have nothing more to record, chat is refused, no seat shows a rating, every table may be
-watched and every hand read, and the deadline runner's rounds do nothing more."""
+(opened, closed, expired) have nothing more to record, chat is refused, no seat shows a rating,
+every table may be watched and every hand read, and the deadline runner's rounds do nothing
+more."""
 
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ class TableHooks:
     socket_opened: Callable[..., Awaitable[None]] = _nothing
     socket_closed: Callable[..., Awaitable[None]] = _nothing
     chat: Callable[[Any, Any], Awaitable[None]] = _no_chat
+    # the sweep deleted dead sockets' leases at a table (after commit): table_id, user_ids
+    leases_expired: Callable[..., None] = lambda *, table_id, user_ids: None
     # the skill ratings shown next to the seated players' names (read once per push):
     # user_ids, variant_key -> {user id: an object with ``shown`` (int), ``provisional``}
     ratings_of: Callable[..., dict[int, Any]] = lambda *, user_ids, variant_key: {}

@@ -205,7 +205,7 @@ class Table(models.Model):
     # Private tables (issue #8): seated only with the invite code; hidden from the lobby.
     is_private = models.BooleanField(_("private"), default=False)
     invite_code = models.CharField(
-        _("invite code"), max_length=8, unique=True, null=True, blank=True
+        _("invite code"), max_length=16, unique=True, null=True, blank=True
     )
     host = models.ForeignKey(
         "accounts.User",
@@ -321,6 +321,20 @@ class SocketLease(models.Model):
 
     def __str__(self) -> str:
         return f"{self.channel_name} ({self.process})"
+
+
+class InviteMiss(models.Model):
+    """A wrong invite code someone tried (issue #31): the throttle on guessing them
+    (games.private) counts these by browser session and by address, on every process alike.
+    Kept DDZ_INVITE_TRIES_SECONDS."""
+
+    session_key = models.CharField(_("browser session"), max_length=40, blank=True, db_index=True)
+    address = models.CharField(_("IP address"), max_length=64, blank=True, db_index=True)
+    tried_at = models.DateTimeField(_("time"), db_index=True)
+
+    class Meta:
+        verbose_name = _("wrong invite code")
+        verbose_name_plural = _("wrong invite codes")
 
 
 class TableSession(models.Model):

@@ -1,12 +1,13 @@
 """Presence that is true across processes (issue #16): who has a table socket open, and where.
 
 Each open table socket is a ``SocketLease`` naming the served process that accepted it
-(``PROCESS_ID``, chosen at random when the process starts). The process renews its leases
-every ``DDZ_SOCKET_RENEW_SECONDS`` (``deadlines.renew_forever``, a thread of every served
-process, whether or not it runs the deadline runner: the sockets live there). A process that
-stops or dies stops renewing; after ``DDZ_SOCKET_LEASE_SECONDS`` its leases are dead and the
-deadline runner's sweep (``services.table_expire_leases``) deletes them and takes their users'
-seats offline as of the moment they expired, which starts the disconnect grace. No process
+(``PROCESS_ID``, chosen at random when the process starts). The process renews the leases of
+the sockets it holds every ``DDZ_SOCKET_RENEW_SECONDS`` (``deadlines.renew_forever``, a thread
+of every served process, whether or not it runs the deadline runner: the sockets live there).
+A process that stops or dies stops renewing; after ``DDZ_SOCKET_LEASE_SECONDS`` its leases are
+dead and the deadline runner's sweep (``services.table_expire_leases``) deletes them and takes
+their users' seats offline as of the moment they expired, which starts the disconnect grace
+(and the club's spectator count, which is the leases', loses their spectators). No process
 ever touches another process's live leases, so a restart elsewhere changes nothing for the
 sockets held here.
 
@@ -132,10 +133,14 @@ def lease_close(*, table: Table, user_id: int, channel_name: str | None) -> None
     SocketLease.objects.filter(pk__in=list(newest)).delete()
 
 
-def leases_renew(*, now: datetime.datetime, process: str = PROCESS_ID) -> int:
-    """Renew every lease ``process`` holds (one statement, no table lock: a renewal changes
-    nobody's presence). Returns how many."""
-    return SocketLease.objects.filter(process=process).update(renewed_at=now)
+def leases_renew(*, now: datetime.datetime, channel_names: list[str]) -> int:
+    """Renew the leases of the sockets this process holds (one statement, no table lock: a
+    renewal changes nobody's presence). Returns how many. A lease of this process whose socket
+    it no longer holds (its end went unrecorded: the database away when it closed) is left to
+    expire and be swept like a dead process's, rather than kept alive for ever."""
+    return SocketLease.objects.filter(process=PROCESS_ID, channel_name__in=channel_names).update(
+        renewed_at=now
+    )
 
 
 def leases_expire(*, table: Table, now: datetime.datetime) -> dict[int, datetime.datetime]:

@@ -13,6 +13,7 @@ The score sheet of a session reads each player's beans from the ledger entries o
 from __future__ import annotations
 
 import csv
+import datetime
 import hmac
 import io
 import secrets
@@ -22,7 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Sum
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -32,7 +33,7 @@ from games import selectors, table_life
 from games.engine.variants import find_variant
 from games.errors import ActionRejected, ErrorCode
 from games.hooks import hooks
-from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
+from games.models import Hand, HandPlayer, InviteMiss, Room, Seat, Table, TableSession
 from games.notify import notify
 from games.services.base import (
     broadcast_on_commit,
@@ -48,9 +49,12 @@ from games.services.base import (
 )
 from games.services.seating import table_join, table_leave
 
-# No 0/O, 1/I/L: read aloud or typed from a phone without mistakes. 31**7 ≈ 2.8e10 codes.
+# No 0/O, 1/I/L: read aloud or typed from a phone without mistakes. 31**12 ≈ 7.9e17 codes:
+# at the throttle's 10 wrong codes a minute from an address (``invite_table``), guessing any
+# one of a thousand open private tables' codes takes an address about 1.5e8 years on average
+# (README.md, "Who can learn what"). Codes of 7 made before stay valid.
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-INVITE_LENGTH = 7
+INVITE_LENGTH = 12
 SECONDS_RANGE = (5, 120)
 
 SETTING_LABELS = {
@@ -75,6 +79,31 @@ def code_matches(table: Table, code: Any) -> bool:
     if not table.invite_code or not code:
         return False
     return hmac.compare_digest(table.invite_code, normalise_code(code))
+
+
+def invite_table(
+    *, code: Any, session_key: str, address: str, table_id: int | None = None
+) -> Table | None:
+    """The private table ``code`` is the invite code of (only table ``table_id``, when given),
+    or None for a wrong code, which is remembered with the browser session and the address it
+    came from. Past DDZ_INVITE_TRIES wrong codes in DDZ_INVITE_TRIES_SECONDS from either, every
+    code they try is refused (INVITE_TRIES), a right one too: a guesser learns nothing more."""
+    now = timezone.now()
+    window = datetime.timedelta(seconds=settings.DDZ_INVITE_TRIES_SECONDS)
+    address = address[:64]  # the column's width
+    misses = selectors.invite_misses(session_key=session_key, address=address, since=now - window)
+    if misses >= settings.DDZ_INVITE_TRIES:
+        raise ActionRejected.of(
+            ErrorCode.INVITE_TRIES,
+            detail=f"{misses} wrong codes",
+            seconds=settings.DDZ_INVITE_TRIES_SECONDS,
+        )
+    table = selectors.private_table_of_code(code=normalise_code(code), table_id=table_id)
+    if table is None:
+        with write():
+            InviteMiss.objects.filter(tried_at__lt=now - window).delete()
+            InviteMiss.objects.create(session_key=session_key, address=address, tried_at=now)
+    return table
 
 
 def check_invite(table: Table, user: User, code: Any) -> None:

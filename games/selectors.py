@@ -21,7 +21,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from games.engine.record import replay
 from games.engine.state import HandState
 from games.hooks import hooks
-from games.models import Hand, HandPlayer, Room, Seat, SocketLease, Table
+from games.models import Hand, HandPlayer, InviteMiss, Room, Seat, SocketLease, Table
 from games.prepared import PreparedRead
 
 _CACHE_SIZE = 512
@@ -159,6 +159,27 @@ def table_current_hand(*, table: Table | int) -> Hand | None:
     return Hand.objects.filter(table_id=table_id).order_by("-number", "-redeal").first()
 
 
+def private_table_of_code(*, code: str, table_id: int | None = None) -> Table | None:
+    """The private table whose invite code is ``code`` (and whose id is ``table_id``, when
+    given), with its room and host."""
+    tables = Table.objects.select_related("room", "host").filter(invite_code=code, is_private=True)
+    if table_id is not None:
+        tables = tables.filter(pk=table_id)
+    return tables.first()
+
+
+def invite_misses(*, session_key: str, address: str, since: datetime.datetime) -> int:
+    """Wrong invite codes tried since ``since`` from the browser session or from the address,
+    whichever tried more (an unknown session or address counts none)."""
+    recent = InviteMiss.objects.filter(tried_at__gte=since)
+    counts = [
+        recent.filter(**{field: key}).count()
+        for field, key in (("session_key", session_key), ("address", address))
+        if key
+    ]
+    return max(counts, default=0)
+
+
 def seat_of_user(*, table: Table | int, user: Any) -> Seat | None:
     """The user's seat at the table, or None (spectator, anonymous)."""
     if user is None or not getattr(user, "is_authenticated", False):
@@ -176,6 +197,20 @@ def user_live_sockets(
     return SocketLease.objects.filter(
         table_id=table_id, user_id=user_id, renewed_at__gte=cutoff
     ).count()
+
+
+def table_spectators(*, table_id: int, now: datetime.datetime, lease_seconds: int) -> int:
+    """How many users have a socket open at the table and hold no seat there. A process that
+    stops takes its spectators with its leases."""
+    cutoff = now - datetime.timedelta(seconds=lease_seconds)
+    seated = Seat.objects.filter(table_id=table_id, user__isnull=False).values("user_id")
+    return (
+        SocketLease.objects.filter(table_id=table_id, renewed_at__gte=cutoff)
+        .exclude(user_id__in=seated)
+        .values("user_id")
+        .distinct()
+        .count()
+    )
 
 
 def user_live_sockets_anywhere(*, user_id: int, now: datetime.datetime, lease_seconds: int) -> int:

@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from ddz_site.addresses import client_address
 from games import private, rendering, selectors
 from games import services as game_services
 from games.engine.cards import format_cards
@@ -498,13 +499,21 @@ def table_create_private(request: HttpRequest, room_id: int) -> HttpResponse:
     return redirect("table", table_id=table.pk)
 
 
+def _guesser(request: HttpRequest) -> dict[str, str]:
+    """Whom an invite code's try counts against: the browser session and the address."""
+    address = client_address(
+        forwarded_for=request.META.get("HTTP_X_FORWARDED_FOR"),
+        peer=request.META.get("REMOTE_ADDR"),
+    )
+    return {"session_key": request.session.session_key or "", "address": address or ""}
+
+
 def table_invite(request: HttpRequest, code: str) -> HttpResponse:
     """The invite link: who hosts, which room, free seats; sit down or (if allowed) watch."""
-    table = (
-        Table.objects.select_related("room", "host")
-        .filter(invite_code=private.normalise_code(code), is_private=True)
-        .first()
-    )
+    try:
+        table = private.invite_table(code=code, **_guesser(request))
+    except ActionRejected as error:
+        return render(request, "games/invite_refused.html", {"message": error.message}, status=429)
     if table is None:
         raise Http404(_("This invite link is not valid."))
     if request.user.is_authenticated:
@@ -527,8 +536,9 @@ def table_invite(request: HttpRequest, code: str) -> HttpResponse:
 
 def _code_for(request: HttpRequest, table: Table) -> str | None:
     posted = request.POST.get("code")
-    if posted:
-        return posted
+    if posted:  # a guess like a link's: refused past the throttle, remembered when wrong
+        opened = private.invite_table(code=posted, table_id=table.pk, **_guesser(request))
+        return posted if opened is not None else None
     return next((c for c in _invite_codes(request) if private.code_matches(table, c)), None)
 
 

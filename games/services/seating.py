@@ -372,14 +372,17 @@ def _presence(*, table_id: int, user: User, channel_name: str | None, opened: bo
 def table_expire_leases(*, table_id: int, now: datetime.datetime) -> int:
     """The sockets of ``table`` whose process stopped renewing their leases are gone: their
     seats are recounted, and those left with no live socket go offline as of the moment the
-    lease expired (their grace runs from then). Returns how many seats the table now shows
-    differently."""
+    lease expired (their grace runs from then), and after commit the club hears whose sockets
+    went (its spectator count). Returns how many seats the table now shows differently."""
     with write():
         skip = transaction.get_connection().features.has_select_for_update_skip_locked
         table = locked_table(pk=table_id, skip_locked=skip)
         if table is None:  # gone, or another writer holds it: the next sweep comes back
             return 0
         expired = presence.leases_expire(table=table, now=now)
+        if expired:
+            users = list(expired)
+            transaction.on_commit(lambda: hooks.leases_expired(table_id=table_id, user_ids=users))
         changed = 0
         for seat in Seat.objects.filter(table=table, user_id__in=expired):
             changed += presence.seat_recount(seat=seat, now=now, at=expired[seat.user_id])

@@ -1,5 +1,4 @@
-"""A socket's presence row is written in one statement, and a row a dead process left with the
-same channel name is taken over rather than refused."""
+"""A socket's connection record: told whether the user is seated, it does not read it."""
 
 from __future__ import annotations
 
@@ -8,24 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from club import services
-from club.models import ConnectionRecord, SpectatorPresence
+from club.models import ConnectionRecord
 from tests.support.tables import make_player, make_room, seated_table
 
 pytestmark = pytest.mark.django_db
-
-
-def test_presence_is_one_statement_and_takes_over_a_stale_row():
-    room = make_room("classic3")
-    players = [make_player() for _ in range(3)]
-    first = seated_table(room, players)
-    second = seated_table(room, [make_player() for _ in range(3)])
-    watcher = make_player()
-    with CaptureQueriesContext(connection) as ctx:
-        services.presence_open(table_id=first.pk, user=watcher, channel_name="specific.a!b")
-    assert len(ctx.captured_queries) == 1
-    services.presence_open(table_id=second.pk, user=players[0], channel_name="specific.a!b")
-    (row,) = SpectatorPresence.objects.filter(channel_name="specific.a!b")
-    assert (row.table_id, row.user_id) == (second.pk, players[0].pk)
 
 
 def test_a_connection_record_told_the_seat_does_not_read_it():

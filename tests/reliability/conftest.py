@@ -12,7 +12,7 @@ import os
 import pytest
 from django.db import connection
 
-from tests.reliability.harness import Server, database_url, free_port
+from tests.reliability.harness import APPLICATION, Server, database_url, free_port
 
 LIVE = bool(
     os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")
@@ -46,8 +46,8 @@ def servers(transactional_db):
         "DEBUG": "1",
     }
 
-    def start(name: str = "daphne", **extra: str) -> Server:
-        server = Server(free_port(), {**env, **extra}, name=name)
+    def start(name: str = "daphne", *, application: str = APPLICATION, **extra: str) -> Server:
+        server = Server(free_port(), {**env, **extra}, name=name, application=application)
         started.append(server)
         return server.start()
 

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DAPHNE = ROOT / ".venv" / "bin" / "daphne"
 ORIGIN = "http://localhost"
 LIVE_SETTINGS = "tests.reliability.live_settings"
+APPLICATION = "ddz_site.asgi:application"
 
 # --------------------------------------------------------------------------- servers
 
@@ -70,12 +71,20 @@ class Server:
     """A daphne subprocess serving ddz_site on 127.0.0.1:port (started with ``start``)."""
 
     def __init__(
-        self, port: int, env: dict[str, str], *, name: str = "daphne", root: Path = ROOT
+        self,
+        port: int,
+        env: dict[str, str],
+        *,
+        name: str = "daphne",
+        root: Path = ROOT,
+        application: str = APPLICATION,
     ) -> None:
-        """``root``: the checkout to serve (bench/load_tables.py's ``--base`` serves another)."""
+        """``root``: the checkout to serve (bench/load_tables.py's ``--base`` serves another);
+        ``application``: the ASGI application it serves (a test may plant a fault in it)."""
         self.port = port
         self.name = name
         self.root = root
+        self.application = application
         self.env = {**os.environ, **env, "PYTHONPATH": str(root)}
         self.env.setdefault("DJANGO_SETTINGS_MODULE", LIVE_SETTINGS)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -90,7 +99,7 @@ class Server:
     def start(self, *, timeout: float = 30.0) -> Server:
         # the program must be called "daphne": games/apps.py starts the deadline runner then
         self.proc = subprocess.Popen(
-            [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), "ddz_site.asgi:application"],
+            [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), self.application],
             cwd=self.root,
             env=self.env,
             stdout=self.log,
@@ -154,6 +163,20 @@ class Server:
         """Tracebacks and ERROR lines in the server's log."""
         text = Path(self.log.name).read_text(errors="replace")
         return [line for line in text.splitlines() if "Traceback" in line or " ERROR " in line]
+
+
+async def poll(check: Any, *, what: str, patience: float = 90.0) -> Any:
+    """Run ``check`` (a database read) in the database thread until it returns something
+    true, and return that; fail after ``patience`` seconds (generous: a loaded machine)."""
+    from channels.db import database_sync_to_async
+
+    started = time.monotonic()
+    while True:
+        value = await database_sync_to_async(check)()
+        if value:
+            return value
+        assert time.monotonic() - started < patience, f"{what}: not within {patience} s"
+        await asyncio.sleep(0.1)
 
 
 def session_cookie(user: Any) -> str:

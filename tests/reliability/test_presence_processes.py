@@ -27,7 +27,7 @@ from games import services
 from games.engine.hand import waiting_seats
 from games.models import HandAction, Seat, SocketLease
 from games.selectors import hand_state
-from tests.reliability.harness import TableClient, session_cookie
+from tests.reliability.harness import TableClient, poll, session_cookie
 from tests.support.tables import ensure_triggers, make_player, make_room
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(240)]
@@ -81,17 +81,6 @@ def _clean_audit() -> list[str]:
     return [str(f) for f in audit_beans().findings]
 
 
-async def _poll(check, *, what: str, patience: float = PATIENCE):
-    """Poll ``check`` (a database read) until it returns something true; its value."""
-    started = time.monotonic()
-    while True:
-        value = await db(check)()
-        if value:
-            return value
-        assert time.monotonic() - started < patience, f"{what}: not within {patience} s"
-        await asyncio.sleep(0.1)
-
-
 async def _connect(name: str, server, table_id: int, cookie: str) -> TableClient:
     return await TableClient(name, server.url, table_id, cookie).connect(timeout=30)
 
@@ -101,7 +90,7 @@ async def test_a_restart_elsewhere_leaves_a_live_tab_online_and_no_autoplay(serv
     a, b = servers("A", **ENV), servers("B", **ENV)
     tabs = [await _connect(f"seat{i}", a, table_id, c) for i, c in enumerate(cookies)]
     second = await _connect("second tab", b, table_id, cookies[awaited])
-    await _poll(lambda: _leases(table_id) == 4, what="four leases")
+    await poll(lambda: _leases(table_id) == 4, what="four leases")
 
     # B restarts: its socket dies with it, the player's tab on A stays open throughout
     b.stop()
@@ -112,7 +101,7 @@ async def test_a_restart_elsewhere_leaves_a_live_tab_online_and_no_autoplay(serv
     # his other tab comes back to B (the page reconnects) and is closed again
     await second.reconnect(timeout=PATIENCE)
     await second.close()
-    await _poll(lambda: _leases(table_id) == 3, what="the second tab's lease closed")
+    await poll(lambda: _leases(table_id) == 3, what="the second tab's lease closed")
 
     # the old B's lease expires, the grace would have run out twice over: watch that long
     watched = time.monotonic()
@@ -139,14 +128,14 @@ async def test_kill_9_takes_its_sockets_offline_after_the_lease_and_the_grace_st
     others = [
         await _connect(f"seat{i}", b, table_id, c) for i, c in enumerate(cookies) if i != awaited
     ]
-    await _poll(lambda: _leases(table_id) == 3, what="three leases")
+    await poll(lambda: _leases(table_id) == 3, what="three leases")
     assert (await db(_seat)(table_id, awaited)).disconnected_at is None
 
     killed_at = timezone.now()
     killed = time.monotonic()
     a.kill()
     await victim.wait_for(lambda: not victim.open, timeout=PATIENCE)
-    gone = await _poll(
+    gone = await poll(
         lambda: _seat(table_id, awaited).disconnected_at, what="the seat shown offline"
     )
     offline_after = time.monotonic() - killed
@@ -157,7 +146,7 @@ async def test_kill_9_takes_its_sockets_offline_after_the_lease_and_the_grace_st
     for tab in others:  # the survivors' screens say so
         await tab.wait_for(lambda t=tab: OFFLINE in t.last_state().page, timeout=PATIENCE)
 
-    made = await _poll(lambda: _autoplays(table_id), what="托管 after the grace")
+    made = await poll(lambda: _autoplays(table_id), what="托管 after the grace")
     print(f"seconds from kill -9 until 托管 took the seat: {time.monotonic() - killed:.1f}")
     seat, at = made[0]
     assert seat == awaited
@@ -194,15 +183,15 @@ async def test_a_player_who_closed_his_tab_is_stood_up_before_the_next_deal(serv
     cookies = [await db(session_cookie)(u) for u in users]
     a, b = servers("A", **ENV), servers("B", **ENV)
     tabs = [await _connect(f"seat{i}", (a, b)[i % 2], table_id, c) for i, c in enumerate(cookies)]
-    await _poll(lambda: _leases(table_id) == 3, what="three leases")
+    await poll(lambda: _leases(table_id) == 3, what="three leases")
     gone, dealer = users[2], users[0]
     before = await db(_beans)(gone)
     await tabs[2].close()
-    closed = await _poll(
+    closed = await poll(
         lambda: _seat(table_id, 2).disconnected_at, what="the closed tab's seat offline"
     )
     # past the grace
-    await _poll(
+    await poll(
         lambda: timezone.now() > closed + datetime.timedelta(seconds=GRACE), what="the grace"
     )
 

@@ -66,17 +66,15 @@ async def test_sockets_without_session_or_from_another_origin_are_refused(server
 @pytest.mark.asyncio
 @pytest.mark.timeout(120)
 async def test_a_frame_past_daphnes_own_limit_closes_with_1009(servers):
-    """Past daphne's limit (1 MiB) the frame never reaches the consumer, whose own smaller
-    limit answers 1009: daphne closes with 1009 too, instead of dropping the connection."""
-    from games.consumers import CLOSE_TOO_BIG
-
+    """Past daphne's limit (1 MiB) the frame never reaches the consumer (whose own, smaller
+    limit closes with 4009): daphne closes with 1009, instead of dropping the connection."""
     table_id, users = await db(_table)(1)
     cookie = await db(session_cookie)(users[0])
     server = servers("A")
     tab = await TableClient("seat0", server.url, table_id, cookie).connect(timeout=30)
     await tab.send("x" * (3 << 19))  # 1.5 MiB
     await tab.wait_for(lambda: not tab.open, timeout=30)
-    assert tab.closed_code == CLOSE_TOO_BIG
+    assert tab.closed_code == 1009
     again = await TableClient("seat0 again", server.url, table_id, cookie).connect(timeout=30)
     assert again.last_state() is not None  # the process serves on
     await again.close()

@@ -1,7 +1,7 @@
 """Presence from socket leases (games/presence.py, issue #16), with explicit times on SQLite:
-a seat counts its user's live leases, a process renews only its own, a lease nobody renews
-expires after DDZ_SOCKET_LEASE_SECONDS and the seat goes offline as of then (the grace starts),
-and no 托管 is made for a user with a live socket at the table."""
+a seat counts its user's live leases, a process renews only those of the sockets it holds, a
+lease nobody renews expires after DDZ_SOCKET_LEASE_SECONDS and the seat goes offline as of
+then (the grace starts), and no 托管 is made for a user with a live socket at the table."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ class TestLeases:
         _tabs_in_two_processes(table, user, here="here", there="there")
         before = _renewed("there")
         later = _renewed("here") + 7 * S
-        assert presence.leases_renew(now=later) == 1
+        assert presence.leases_renew(now=later, channel_names=["here", "there"]) == 1
         assert (_renewed("here"), _renewed("there")) == (later, before)
 
     def test_a_lease_nobody_renews_expires_and_the_grace_runs_from_its_expiry(self):
@@ -116,7 +116,7 @@ class TestLeases:
         table, user, index = _awaited()
         services.seat_connect(table_id=table.pk, user=user, channel_name="tab")
         renewed = _renewed("tab")
-        presence.leases_renew(now=renewed + 25 * S)
+        presence.leases_renew(now=renewed + 25 * S, channel_names=["tab"])
         assert presence_sweep(now=renewed + 40 * S) == 0
         seat = _seat(table, index)
         assert (seat.connections, seat.disconnected_at) == (1, None)
@@ -126,7 +126,7 @@ class TestLeases:
         table, user, index = _awaited()
         _tabs_in_two_processes(table, user, here="live.tab", there="dead.tab")
         renewed = _renewed("live.tab")
-        presence.leases_renew(now=renewed + 25 * S)
+        presence.leases_renew(now=renewed + 25 * S, channel_names=["live.tab", "dead.tab"])
         assert presence_sweep(now=renewed + 40 * S) == 0
         seat = _seat(table, index)
         assert (seat.connections, seat.disconnected_at) == (1, None)
@@ -195,6 +195,19 @@ class TestKeepingLeases:
         assert (seat.connections, seat.disconnected_at) == (1, None)
         assert SocketLease.objects.get().process == presence.PROCESS_ID
         assert leases_keep() == 0  # renewed now, nothing missing
+
+    def test_a_lease_whose_socket_this_process_no_longer_holds_expires(self, held):
+        """Issue #31: a socket whose end went unrecorded kept its lease renewed for as long as
+        the process lived (its user locked out of more tabs, his seat shown connected)."""
+        table, user, index = _awaited()
+        services.seat_connect(table_id=table.pk, user=user, channel_name="tab")
+        held.socket_held(channel_name="tab", table_id=table.pk, user=user)
+        services.seat_connect(table_id=table.pk, user=user, channel_name="gone")
+        opened = _renewed("gone")
+        assert leases_keep(now=opened + 25 * S) == 0
+        assert presence_sweep(now=opened + 40 * S) == 0  # the seat stays on line: "tab" lives
+        assert list(SocketLease.objects.values_list("channel_name", flat=True)) == ["tab"]
+        assert _seat(table, index).connections == 1
 
     def test_a_released_socket_is_never_recorded_again(self, held):
         table, user, index = _awaited()

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 from fractions import Fraction
 
 import pytest
 from django.db.models import Sum
+from django.test import Client
 from django.urls import reverse
+from django.utils import timezone, translation
 
 from accounts.models import BeanEntry
 from games import private, services
-from games.errors import ActionRejected, ErrorCode
-from games.models import Hand, Seat, Table, TableSession
+from games.errors import MESSAGES, ActionRejected, ErrorCode
+from games.models import Hand, InviteMiss, Seat, Table, TableSession
 from games.notify import render_notice
 from games.selectors import hand_state
 from tests.support.tables import (
@@ -42,7 +45,7 @@ def _private(variant="qq5", **room_fields):
 
 
 class TestInvites:
-    def test_the_code_is_short_unambiguous_and_unique(self):
+    def test_the_code_is_unambiguous_and_unique(self):
         codes = {private.new_invite_code() for _ in range(200)}
         assert len(codes) == 200
         for code in codes:
@@ -107,6 +110,35 @@ class TestInvites:
         assert client.get(reverse("table", args=[table.pk])).status_code == 200
         client.post(reverse("table_sit", args=[table.pk]))
         assert Seat.objects.filter(table=table, user=stranger).exists()
+
+    def test_wrong_codes_are_throttled_per_session_and_per_address(self, client, settings):
+        """Issue #31: /join/<code>/ took unlimited guesses. Past DDZ_INVITE_TRIES wrong codes
+        in DDZ_INVITE_TRIES_SECONDS from a session or an address, every try from either is
+        refused with a message, the right code's too; they count again once a window old."""
+        settings.DDZ_INVITE_TRIES, settings.DDZ_INVITE_TRIES_SECONDS = 3, 60
+        _room, _host, table = _private()
+        right = reverse("table_invite", args=[table.invite_code])
+        client.force_login(make_player())
+        for n in range(3):
+            wrong = reverse("table_invite", args=[f"WRONG{n}"])
+            assert client.get(wrong, REMOTE_ADDR="10.0.0.1").status_code == 404
+        refused = client.get(right, REMOTE_ADDR="10.0.0.2")  # the session's 4th try
+        assert refused.status_code == 429
+        with translation.override(settings.LANGUAGE_CODE):
+            message = str(MESSAGES[ErrorCode.INVITE_TRIES]) % {"seconds": 60}
+        assert message in refused.content.decode()
+        another = Client()
+        another.force_login(make_player())
+        assert another.get(right, REMOTE_ADDR="10.0.0.1").status_code == 429  # the address's
+        assert another.get(right, REMOTE_ADDR="10.0.0.3").status_code == 200
+        # a code posted with a seat request is a try like a link's
+        another.post(
+            reverse("table_sit", args=[table.pk]), {"code": "WRONG"}, REMOTE_ADDR="10.0.0.4"
+        )
+        assert InviteMiss.objects.filter(address="10.0.0.4").count() == 1
+
+        InviteMiss.objects.update(tried_at=timezone.now() - datetime.timedelta(seconds=61))
+        assert client.get(right, REMOTE_ADDR="10.0.0.1").status_code == 200
 
     def test_bots_only_when_the_host_allows(self):
         _room, host, table = _private()

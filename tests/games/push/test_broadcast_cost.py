@@ -128,9 +128,7 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch):
     humans = [make_player() for _ in range(4)]  # and one bot
     table = seated_table(room, humans)
     users = dict(enumerate(humans))
-    from club.models import SpectatorPresence
-
-    SpectatorPresence.objects.create(table=table, user=make_player(), channel_name="watcher")
+    services.seat_connect(table_id=table.pk, user=make_player(), channel_name="watcher")
     services.hand_start(table_id=table.pk)
     screens: dict[str, dict[str, str]] = {}  # each page, by region, as the pushes left it
     for _ in range(400):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from club.models import PlayerSettings, SpectatorPresence
+from club.models import PlayerSettings
 from club.services import player_language_settle
 from games import broadcast, services
 from tests.support.tables import make_player, make_room, seated_table
@@ -32,7 +32,7 @@ def test_each_seat_is_pushed_in_its_players_language():
     PlayerSettings.objects.create(user=english, language="en")
     PlayerSettings.objects.create(user=chinese, language="zh-hant")
     table = seated_table(room, [english, chinese, *others])
-    SpectatorPresence.objects.create(table=table, user=make_player(), channel_name="watcher")
+    services.seat_connect(table_id=table.pk, user=make_player(), channel_name="watcher")
     services.hand_start(table_id=table.pk)
     with translation.override("zh-hans"):  # the language of whoever triggered the push
         frames = _frames_by_user(table.pk)
@@ -61,7 +61,7 @@ def test_spectators_get_the_public_frame_in_the_languages_they_read():
     for number, language in enumerate(["en", "zh-hant", "", "en"]):
         watcher = make_player()
         PlayerSettings.objects.create(user=watcher, language=language)
-        SpectatorPresence.objects.create(table=table, user=watcher, channel_name=f"w{number}")
+        services.seat_connect(table_id=table.pk, user=watcher, channel_name=f"w{number}")
     public = dict(broadcast.audience_frames(table.pk))[broadcast.public_group(table.pk)]
     by_language = public["html_by_language"]
     assert set(by_language) == {"zh-hans", "zh-hant", "en"}  # "": the club's default

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from club.broadcast import chat_event, spectators_event
-from club.models import ChatMessage, PlayerSettings, SpectatorPresence
+from club.models import ChatMessage, PlayerSettings
 from games import broadcast, private, services
 from games.models import Seat, Table
 from tests.support.languages import foreign
@@ -47,7 +47,7 @@ def club_table(live_db):
         table_id=table.pk, user=amy, seat_index=Seat.objects.get(table=table, user=host).index
     )
     watcher = make_player("watcher")
-    SpectatorPresence.objects.create(table=table, user=watcher, channel_name="w")
+    services.seat_connect(table_id=table.pk, user=watcher, channel_name="w")  # his socket
     return Table.objects.get(pk=table.pk), host, amy, watcher
 
 
