@@ -89,7 +89,7 @@ class UserAdmin(BaseUserAdmin):
 
 
 @admin.register(BeanEntry)
-class BeanEntryAdmin(admin.ModelAdmin):
+class BeanEntryAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "who", "delta", "balance_after", "reason", "hand_ref", "note"]
     list_filter = [
         "reason",
@@ -104,15 +104,6 @@ class BeanEntryAdmin(admin.ModelAdmin):
     @admin.display(description=gettext_lazy("player"))
     def who(self, obj: BeanEntry) -> str:
         return obj.user.username if obj.user else _("house")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None

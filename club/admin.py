@@ -32,21 +32,12 @@ from ddz_site.admin_views import ReadOnlyAdmin
 
 
 @admin.register(FairPlaySignals)
-class FairPlaySignalsAdmin(admin.ModelAdmin):
+class FairPlaySignalsAdmin(ReadOnlyAdmin):
     def has_module_permission(self, request: HttpRequest) -> bool:
         return request.user.is_active and request.user.is_staff
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.user.is_active and request.user.is_staff
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def get_urls(self) -> list[Any]:
         return [

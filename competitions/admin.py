@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 from competitions import runner, services
 from competitions.errors import EventRefused
 from competitions.models import Entry, Event, Schedule, Settlement
+from ddz_site.admin_views import ReadOnlyAdmin
 
 _SETTINGS = (
     "name",
@@ -103,20 +104,11 @@ class EventAdmin(admin.ModelAdmin):
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(ReadOnlyAdmin):
     list_display = ("user", "event", "active", "paused", "points", "played", "rank", "prize")
     list_filter = ("event", "active")
     search_fields = ("user__username",)
     actions = ["withdraw_players"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.action(description=gettext_lazy("Withdraw the selected players"))
     def withdraw_players(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
@@ -136,12 +128,6 @@ class ScheduleAdmin(admin.ModelAdmin):
 
 
 @admin.register(Settlement)
-class SettlementAdmin(admin.ModelAdmin):
+class SettlementAdmin(ReadOnlyAdmin):
     list_display = ("event", "fees", "house", "refunded", "created_at")
     readonly_fields = ("event", "fees", "house", "refunded", "prizes", "created_at")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
