@@ -84,9 +84,11 @@ def main() -> None:
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
 
     import games
-    from games import broadcast, render_cache, services
+    from games import services
     from games.engine.hand import waiting_seats
-    from games.selectors import hand_state
+    from games.push import broadcast
+    from games.reads.selectors import hand_state
+    from games.screen import render_cache
     from tests.games.table_helpers import (
         active_hand,
         client_action,

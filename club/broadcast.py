@@ -1,6 +1,6 @@
 """Pushes of club life to a table's sockets: chat bubbles and the spectator count.
 
-They reuse the table's groups (games.broadcast): the public group reaches every socket of the
+They reuse the table's groups (games.push.broadcast): the public group reaches every socket of the
 table; a spectator's bubble names the seated users in ``skip_users`` so players never get it
 (the consumer drops an event that names its user)."""
 
@@ -16,7 +16,7 @@ from django.utils import translation
 from club import selectors
 from club.models import ChatMessage
 from club.phrases import EMOTES, phrase_text
-from games import broadcast as table_broadcast
+from games.push import broadcast as table_broadcast
 
 
 def chat_html(message: ChatMessage, *, oob: bool = True) -> str:

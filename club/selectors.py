@@ -21,7 +21,7 @@ from club.models import (
     SpectatorPresence,
     Suspension,
 )
-from games.prepared import PreparedRead
+from games.table.prepared import PreparedRead
 
 PERIODS = (7, 30)
 

@@ -22,7 +22,7 @@ from club.models import (
     Suspension,
 )
 from club.phrases import phrase_text
-from games.errors import ActionRejected, ErrorCode
+from games.table.errors import ActionRejected, ErrorCode
 
 logger = logging.getLogger(__name__)
 

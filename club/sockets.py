@@ -1,4 +1,4 @@
-"""What the table consumer (games/consumers.py) hands to the club: socket opened and closed
+"""What the table consumer (games/live/consumers.py) hands to the club: socket opened and closed
 (spectator presence, the connection's address) and the ``chat`` intent. Transport glue only:
 the writes are club.services."""
 

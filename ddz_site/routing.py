@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from games.consumers import TableConsumer
+from games.live.consumers import TableConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),  # type: ignore[arg-type]

@@ -181,7 +181,7 @@ ACCOUNT_RATE_LIMITS = {
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 
-# Table sockets: per-socket flood guard (games/consumers.py), frames in a burst and per second.
+# Table sockets: per-socket flood guard (games/live/consumers.py), frames in a burst and per second.
 DDZ_WS_RATE_BURST = env_int("DDZ_WS_RATE_BURST", 30)
 DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
 # No one user can starve a process (issue #17): table sockets one user may hold across the
@@ -209,8 +209,8 @@ DDZ_BOT_FILL_SECONDS = env_int("DDZ_BOT_FILL_SECONDS", 60)
 DDZ_BOT_THINK_SECONDS = (
     float(os.environ["DDZ_BOT_THINK_SECONDS"]) if os.environ.get("DDZ_BOT_THINK_SECONDS") else None
 )
-# Presence across processes (games/presence.py): each served process renews the leases of its
-# open table sockets every DDZ_SOCKET_RENEW_SECONDS; a lease not renewed for
+# Presence across processes (games/services/presence.py): each served process renews the
+# leases of its open table sockets every DDZ_SOCKET_RENEW_SECONDS; a lease not renewed for
 # DDZ_SOCKET_LEASE_SECONDS is dead (its process stopped or died) and its user's seat goes
 # offline as of then, which starts the disconnect grace.
 DDZ_SOCKET_LEASE_SECONDS = env_int("DDZ_SOCKET_LEASE_SECONDS", 30)

@@ -21,7 +21,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from games import private, rendering, selectors
 from games import services as game_services
 from games.engine.cards import format_cards
 from games.engine.dealing import deal as engine_deal
@@ -29,10 +28,13 @@ from games.engine.dealing import seed_commitment
 from games.engine.record import public_marks, replay
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
-from games.errors import ActionRejected
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
-from games.options import OPTION_HELP, option_label, value_label
-from games.selectors import room_list_active
+from games.reads import selectors
+from games.reads.selectors import room_list_active
+from games.screen import rendering
+from games.services import private
+from games.table.errors import ActionRejected
+from games.table.options import OPTION_HELP, option_label, value_label
 
 
 # --------------------------------------------------------------------------- helpers

@@ -1,13 +1,13 @@
 """Every write of rooms, tables, seats and hands, one module per part of a table's life:
 
 * ``base``: what every write shares (transaction, table lock, version bump, push after commit);
-* ``seating``: rooms, tables, seats, bots and presence, through the model of games/table_life.py;
+* ``seating``: rooms, tables, seats, bots and presence, through the model of games/table/life.py;
 * ``hands``: dealing (absent players stood up first), actions, 托管 and bots, deadlines, finishing.
 
 Each service is one transaction that locks the table row first, calls the engine, appends
 ``HandAction`` rows, settles a finished hand through the ledger and pushes after commit. No game
 state lives in process memory: any process serves any table from the database. Refusals are
-``games.errors.ActionRejected`` (code + translated message).
+``games.table.errors.ActionRejected`` (code + translated message).
 """
 
 from games.services.hands import (
@@ -37,7 +37,7 @@ from games.services.seating import (
     table_quick_join,
     table_remove_bot,
 )
-from games.stakes import (
+from games.table.stakes import (
     disconnect_grace_seconds,
     room_computed_min_balance,
     room_min_balance,

@@ -18,13 +18,14 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from games import selectors, table_life
-from games.errors import ActionRejected, ErrorCode
 from games.models import Seat, Table
-from games.prepared import PreparedRead
+from games.reads import selectors
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode
+from games.table.prepared import PreparedRead
 
 if TYPE_CHECKING:
-    from games.rendering import TableSnapshot
+    from games.screen.rendering import TableSnapshot
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ def locked_table(*, skip_locked: bool = False, **lookup: Any) -> Table | None:
         return None
 
 
-# every move and connect locks its table by id: compiled once (games/prepared.py)
+# every move and connect locks its table by id: compiled once (games/table/prepared.py)
 _LOCKED_TABLE = PreparedRead(
     lambda table_id: locking_tables().filter(pk=table_id).order_by()[:1], "table_id"
 )
@@ -94,7 +95,7 @@ def broadcast_on_commit(
     only_seats: tuple[int, ...] | None = None,
 ) -> None:
     """Push the table's state once after the outermost commit (once per transaction).
-    ``notices`` (games.notify partials) and the #table-club region (between hands, or with
+    ``notices`` (games.screen.notify partials) and the #table-club region (between hands, or with
     ``club``) ride in the same frame of each audience, so one push stays one frame. ``known``:
     the table as the caller just wrote it (the push then reads only what it lacks); the last
     call of a transaction decides, and a call without one has the push read everything.
@@ -119,7 +120,7 @@ def broadcast_on_commit(
                     existing.ddz_only = None if both is None else tuple(sorted(both))
                 return
 
-    from games import broadcast
+    from games.push import broadcast
 
     def send() -> None:
         if send.ddz_coalesce and not (send.ddz_notices or send.ddz_club or send.ddz_known):
@@ -137,7 +138,7 @@ def broadcast_on_commit(
             if not send.ddz_notices and not send.ddz_club and not club_due:
                 broadcast.table_changed(table_id, known=known, only_seats=send.ddz_only)
                 return
-            from games.private import with_club
+            from games.services.private import with_club
 
             frames = broadcast.audience_frames(table_id, known=known, every_seat=True)
             broadcast.send_frames(
@@ -163,7 +164,7 @@ def _club_due(table_id: int) -> bool:
 def next_version(table: Table) -> int:
     """The table's version after this transaction: one step however many of its writes change
     the table, since a transaction makes one push and a page takes only the version after the
-    one it shows (games/broadcast.py; two steps read as a lost push and cost a resync)."""
+    one it shows (games/push/broadcast.py; two steps read as a lost push and cost a resync)."""
     if not getattr(table, "ddz_stepped", False):
         table.version += 1
         table.ddz_stepped = True  # type: ignore[attr-defined]
@@ -203,12 +204,12 @@ def lock_between_hands(table_id: Any, *, user: Any = None) -> tuple[Table, list[
     return table, seats
 
 
-def seat_moves(seat: Seat, event: table_life.Event) -> table_life.SeatState:
-    """The state the seat moves to on ``event`` (games/table_life.py); a move the model does
+def seat_moves(seat: Seat, event: life.Event) -> life.SeatState:
+    """The state the seat moves to on ``event`` (games/life.py); a move the model does
     not have is refused with nothing changed."""
     try:
-        return table_life.seat_after(seat, event)
-    except table_life.Refused as error:
+        return life.seat_after(seat, event)
+    except life.Refused as error:
         raise ActionRejected.of(ErrorCode.BAD_SEAT, detail=str(error)) from error
 
 

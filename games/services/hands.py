@@ -7,7 +7,7 @@ the new record and version, lets bots and 托管 seats act, settles a finished h
 ledger and broadcasts only after commit (``transaction.on_commit``). No game state lives in
 process memory: a second process or a restart serves any table from the database.
 
-Refusals are ``games.errors.ActionRejected`` (code + translated message).
+Refusals are ``games.table.errors.ActionRejected`` (code + translated message).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import presence, selectors, table_life
 from games.engine.beans import round_half_up
 from games.engine.bot import bot_action
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
@@ -51,9 +50,9 @@ from games.engine.state import (
     HandState,
 )
 from games.engine.variants import find_variant
-from games.errors import ActionRejected, ErrorCode, from_engine_error
 from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
-from games.prepared import PreparedInsert, PreparedUpdate
+from games.reads import selectors
+from games.services import presence
 from games.services.base import (
     broadcast_on_commit,
     bump,
@@ -66,17 +65,20 @@ from games.services.base import (
     vacate,
     write,
 )
-from games.stakes import (
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode, from_engine_error
+from games.table.prepared import PreparedInsert, PreparedUpdate
+from games.table.stakes import (
     disconnect_grace,
     table_min_balance,
     table_options,
     table_seconds,
     table_stakes,
 )
-from games.wake import wake
+from games.table.wake import wake
 
 if TYPE_CHECKING:
-    from games.rendering import TableSnapshot
+    from games.screen.rendering import TableSnapshot
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +102,7 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
     """Deal a new hand (with ``user``: only a seated player may). Before the deal, players below
     the table's minimum balance and players away past the disconnect grace are stood up, each
     with a notice (a bot takes an absent player's seat where the room says so); the deal then
-    goes ahead only at a filled table with a player present (games/table_life.py). Stand-ups
+    goes ahead only at a filled table with a player present (games/life.py). Stand-ups
     commit even when the deal is then refused."""
     now = timezone.now()
     with write():
@@ -122,7 +124,7 @@ def _stand_up_before_deal(
 ) -> ActionRejected | None:
     """Stand up who may not be dealt in, and say why the deal cannot go ahead (None: deal).
     The player asking for the deal is at the table, socket or not."""
-    from games.notify import notify
+    from games.screen.notify import notify
 
     minimum = table_min_balance(table)
     broke = [s for s in seats if s.user_id is not None and s.user.beans < minimum]
@@ -134,7 +136,7 @@ def _stand_up_before_deal(
         for seat in seats:
             if seat.user_id == user.pk and seat.connections == 0:
                 seat.disconnected_at = None
-    plan = table_life.deal_plan(
+    plan = life.deal_plan(
         seats,
         now=now,
         grace=disconnect_grace(),
@@ -386,8 +388,8 @@ def seat_set_autoplay(
 
 
 def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
-    """Apply every due deadline (see games/deadlines.py); returns how many hands moved."""
-    from games.deadlines import hand_apply_due_deadlines as apply_due
+    """Apply every due deadline (see games/runner/deadlines.py); returns how many hands moved."""
+    from games.runner.deadlines import hand_apply_due_deadlines as apply_due
 
     return apply_due(now=now)
 
@@ -598,7 +600,7 @@ class HandRun:
         broadcast_on_commit(self.table.pk, known=None if state.finished else self._snapshot())
 
     def _snapshot(self) -> TableSnapshot:
-        from games.rendering import table_snapshot
+        from games.screen.rendering import table_snapshot
 
         return table_snapshot(
             table=self.table,
@@ -663,7 +665,7 @@ def deadline_for(
     by_index = {s.index: s for s in seats}
     for index in waiting:
         seat = by_index.get(index)
-        since = table_life.absent_since(seat) if seat is not None else None
+        since = life.absent_since(seat) if seat is not None else None
         if since is not None:
             deadline = min(deadline, since + grace)
     return deadline
@@ -691,7 +693,7 @@ def apply_deadline(
         seat = by_index[index]
         if seat.is_bot:  # its reply is in ``replies``, or the next run decides it
             continue
-        gone = table_life.gone(seat, now=now, grace=grace) and not (
+        gone = life.gone(seat, now=now, grace=grace) and not (
             # the lease table is the truth: never 托管 for a user with a live socket here
             selectors.user_live_sockets(
                 table_id=table.pk,
@@ -810,10 +812,10 @@ def _finish_hand(
         seats = selectors.table_seats(table=table)
         if any(s.is_empty for s in seats):
             return
-        if table_life.may_redeal(seats, state.autoplay, now=now, grace=disconnect_grace()):
+        if life.may_redeal(seats, state.autoplay, now=now, grace=disconnect_grace()):
             next_hand = _deal_hand(table, seats, now=now, redeals=redeals + 1, redeal_of=hand)
             logger.debug("re-dealt hand %s after all passed", next_hand.pk)
         else:
-            from games.notify import notify
+            from games.screen.notify import notify
 
             notify(table.pk, "redeals_stopped")

@@ -1,5 +1,5 @@
 """Rooms, tables and seats: who sits where, bots, presence. Every change of a seat goes through
-the table's life model (games/table_life.py) and is one locked, versioned write
+the table's life model (games/life.py) and is one locked, versioned write
 (games/services/base.py)."""
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import presence, selectors, table_life
 from games.engine.state import AUTOPLAY, Action
 from games.engine.variants import find_variant
-from games.errors import ActionRejected, ErrorCode
-from games.hooks import hooks
 from games.models import Hand, HandAction, Room, Seat, Table
+from games.reads import selectors
+from games.services import presence
 from games.services.base import (
     broadcast_on_commit,
     bump,
@@ -35,7 +34,10 @@ from games.services.base import (
     write,
 )
 from games.services.hands import HandRun, deadline_for
-from games.stakes import room_min_balance, table_min_balance
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode
+from games.table.hooks import hooks
+from games.table.stakes import room_min_balance, table_min_balance
 
 logger = logging.getLogger(__name__)
 
@@ -95,12 +97,12 @@ def table_join(
             raise ActionRejected.of(ErrorCode.SUSPENDED)
         _check_not_seated_elsewhere(table.room_id, user)
         if table.is_private:
-            from games.private import check_invite
+            from games.services.private import check_invite
 
             check_invite(table, user, invite_code)
         _check_balance(table.room, user, table)
         seat = _free_seat(seats, seat_index)
-        seat_moves(seat, table_life.Event.SIT)
+        seat_moves(seat, life.Event.SIT)
         vacate(seat, save=False)
         seat.user = user
         # his tabs open at the table (as a spectator until now) count at once
@@ -111,7 +113,7 @@ def table_join(
             lease_seconds=presence.lease_seconds(),
         )
         seat.save()
-        from games.notify import notify
+        from games.screen.notify import notify
 
         notify(table.pk, "joined", name=user.username)  # before the push: the regions come last
         bump(table)
@@ -197,11 +199,11 @@ def table_leave(*, table_id: int, user: User) -> None:
     with write():
         table, seat = lock_seated(table_id, user)
         hand = selectors.table_active_hand(table=table)
-        from games.notify import notify
+        from games.screen.notify import notify
 
         if hand is not None and seat.sit_out_after_hand:
             return  # he is leaving already: the seat is freed when the hand ends
-        seat_moves(seat, table_life.leave_event(in_hand=hand is not None))
+        seat_moves(seat, life.leave_event(in_hand=hand is not None))
         notify(table.pk, "left", name=user.username)
         if hand is None:
             vacate(seat)
@@ -226,7 +228,7 @@ def table_add_bot(
         if table.is_private and not table.allow_bots:
             raise ActionRejected.of(ErrorCode.BOTS_NOT_ALLOWED)
         seat = _free_seat(seats, seat_index)
-        seat_moves(seat, table_life.Event.ADD_BOT)
+        seat_moves(seat, life.Event.ADD_BOT)
         put_bot(seat)
         bump(table)
         broadcast_on_commit(table.pk)
@@ -298,7 +300,7 @@ def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None
         seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
         if seat is None or not seat.is_bot:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
-        seat_moves(seat, table_life.Event.REMOVE_BOT)
+        seat_moves(seat, life.Event.REMOVE_BOT)
         vacate(seat)
         bump(table)
         broadcast_on_commit(table.pk)
@@ -336,8 +338,9 @@ class Presence:
 
 
 def seat_connect(*, table_id: int, user: User, channel_name: str | None = None) -> Presence:
-    """A websocket of ``user`` opened at the table: its lease is recorded (games.presence) and,
-    when he is seated, his seat is on line (cancels a pending disconnect grace)."""
+    """A websocket of ``user`` opened at the table: its lease is recorded
+    (games.services.presence) and, when he is seated, his seat is on line (cancels a pending
+    disconnect grace)."""
     return _presence(table_id=table_id, user=user, channel_name=channel_name, opened=True)
 
 
@@ -360,7 +363,7 @@ def _presence(*, table_id: int, user: User, channel_name: str | None, opened: bo
         seat = Seat.objects.filter(table=table, user=user).first()
         if seat is None:
             return Presence(seated=False, pushed=False)
-        seat_moves(seat, table_life.Event.CONNECT if opened else table_life.Event.DISCONNECT)
+        seat_moves(seat, life.Event.CONNECT if opened else life.Event.DISCONNECT)
         pushed = presence.seat_recount(seat=seat, now=now, at=now)
         if pushed:
             _presence_changed(table)

@@ -12,7 +12,7 @@ from club.models import ChatMessage, SpectatorPresence
 from games import services
 from games.engine.hand import waiting_seats
 from games.models import HandAction
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 from tests.games.table_helpers import (
     Socket,
     active_hand,

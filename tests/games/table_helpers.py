@@ -23,10 +23,10 @@ from django.db import connection
 from accounts.models import User
 from ddz_site.append_only import trigger_sql
 from games import services
-from games.deadlines import hand_apply_due_deadlines
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.models import Hand, Room, Seat, Table
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.runner.deadlines import hand_apply_due_deadlines
 
 _room_names = itertools.count(1)
 
@@ -249,7 +249,8 @@ def regions_differing(screen: dict[str, str], fresh: dict[str, str]) -> list[str
 
 def fresh_screen(table_id: int, user: User, language: str = "") -> dict[str, str]:
     """The regions a fresh load shows ``user`` now (his seat's, or a spectator's)."""
-    from games import broadcast, selectors
+    from games.push import broadcast
+    from games.reads import selectors
 
     table = selectors.table_get(table_id=table_id)
     assert table is not None

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Room, Seat
-from games.options import OPTION_HELP
+from games.table.options import OPTION_HELP
 from tests.games.table_helpers import (
     active_hand,
     append_only_triggers,  # noqa: F401

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from games import broadcast, render_cache, services
-from games.deadlines import hand_apply_due_deadlines
+from games import services
 from games.engine.hand import waiting_seats
 from games.models import Seat, Table
-from games.rendering import render_table_regions, table_snapshot
-from games.selectors import hand_state, table_current_hand, table_get
+from games.push import broadcast
+from games.reads.selectors import hand_state, table_current_hand, table_get
+from games.runner.deadlines import hand_apply_due_deadlines
+from games.screen import render_cache
+from games.screen.rendering import render_table_regions, table_snapshot
 from tests.games.table_helpers import (
     active_hand,
     awaits_bot,

@@ -7,7 +7,8 @@ from django.utils import translation
 
 from club.models import PlayerSettings, SpectatorPresence
 from club.services import player_language_settle
-from games import broadcast, services
+from games import services
+from games.push import broadcast
 from tests.games.table_helpers import make_player, make_room, seated_table
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """A push of whatever state a table has (a seat coming on line) is one push with the others of
-that table still waiting to run (games/broadcast.py ``push_coalesced``)."""
+that table still waiting to run (games/push/broadcast.py ``push_coalesced``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
-from games import broadcast
+from games.push import broadcast
 
 
 async def _settle(ran: list[int], count: int) -> None:

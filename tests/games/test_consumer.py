@@ -13,10 +13,11 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import HandSettlement
-from games import broadcast, services
+from games import services
 from games.engine.hand import waiting_seats
 from games.models import Hand, HandAction
-from games.selectors import hand_state
+from games.push import broadcast
+from games.reads.selectors import hand_state
 from tests.games.table_helpers import (
     ORIGIN,
     Socket,
@@ -366,7 +367,7 @@ async def test_a_push_crossing_a_closing_tab_is_dropped_without_an_error():
 
     from autobahn.exception import Disconnected
 
-    from games.consumers import TableConsumer
+    from games.live.consumers import TableConsumer
 
     consumer = TableConsumer()
     consumer.user = SimpleNamespace(pk=7)

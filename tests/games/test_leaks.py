@@ -18,7 +18,7 @@ from channels.db import database_sync_to_async
 from games import services
 from games.engine.views import public_view, view_for
 from games.models import Hand
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 from tests.games.table_helpers import (
     FRAME_RE,
     VOLATILE_RE,

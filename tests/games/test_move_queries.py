@@ -11,9 +11,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import consumers, services
-from games.intents import parse_frame
-from games.selectors import hand_holders, hand_state, hand_state_clear_cache
+from games import services
+from games.live import consumers
+from games.live.intents import parse_frame
+from games.reads.selectors import hand_holders, hand_state, hand_state_clear_cache
 from tests.games.table_helpers import (
     active_hand,
     frame_for_action,

@@ -8,10 +8,11 @@ import re
 
 import pytest
 
-from games import rendering, services
+from games import services
 from games.engine.hand import waiting_seats
 from games.engine.state import PHASE_PLAY
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.screen import rendering
 from tests.games.table_helpers import (
     active_hand,
     client_action,
@@ -73,7 +74,7 @@ def test_own_regions_read_nothing_their_context_leaves_out():
     panels, the trick): a template of theirs that came to read one would show it empty."""
     from django.template.loader import get_template
 
-    from games import render_cache
+    from games.screen import render_cache
 
     for name in rendering.OWN_REGIONS:
         names = render_cache.template_names(get_template(f"games/table/{name}.html").template)

@@ -11,9 +11,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from games import presence
-from games.consumers import CLOSE_TOO_BIG, CLOSE_TOO_MANY_SOCKETS
+from games.live.consumers import CLOSE_TOO_BIG, CLOSE_TOO_MANY_SOCKETS
 from games.models import Seat, SocketLease
+from games.services import presence
 from tests.games.table_helpers import (
     Socket,
     fresh_layer,  # noqa: F401
@@ -189,7 +189,7 @@ async def test_a_burst_past_the_cap_is_refused_before_any_database_work(settings
     """One user opening many sockets at once on one process: those past the cap are refused
     before their admission, which would each take the database thread that every table of the
     process waits on; those let through are admitted and capped as before."""
-    from games import consumers
+    from games.live import consumers
 
     settings.DDZ_WS_MAX_SOCKETS_PER_USER = 3
     admitted = []

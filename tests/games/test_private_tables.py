@@ -11,11 +11,12 @@ from django.db.models import Sum
 from django.urls import reverse
 
 from accounts.models import BeanEntry
-from games import private, services
-from games.errors import ActionRejected, ErrorCode
+from games import services
 from games.models import Hand, Seat, Table, TableSession
-from games.notify import render_notice
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.screen.notify import render_notice
+from games.services import private
+from games.table.errors import ActionRejected, ErrorCode
 from tests.games.table_helpers import (
     active_hand,
     append_only_triggers,  # noqa: F401

@@ -1,5 +1,5 @@
 """A push made off the event loop is handed to it: the thread that made it does not wait for
-the sockets, and each socket gets the frames in the order they were made (games/broadcast.py
+the sockets, and each socket gets the frames in the order they were made (games/push/broadcast.py
 ``send_frames``)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from games import broadcast
+from games.push import broadcast
 
 
 @pytest.fixture(autouse=True)

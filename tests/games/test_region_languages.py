@@ -6,7 +6,7 @@ A rendering passes when its visible text (text nodes and the attributes a reader
 aria-label, title, placeholder, alt) holds nothing of another language: on an English page
 no Chinese character; on a Simplified page no character only the Traditional catalog uses,
 and the other way round; on a Chinese page no English phrase of the catalog that has a
-translation. Notices are left out: by design each carries every language (games.notify)."""
+translation. Notices are left out: by design each carries every language (games.screen.notify)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ from django.utils import translation
 
 from club.broadcast import chat_event, spectators_event
 from club.models import ChatMessage, PlayerSettings, SpectatorPresence
-from games import broadcast, private, services
+from games import services
 from games.models import Seat, Table
+from games.push import broadcast
+from games.services import private
 from tests.games.table_helpers import (
     live_db,  # noqa: F401
     make_player,
@@ -154,7 +156,7 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
 def test_every_region_of_every_phase_speaks_its_readers_language(language) -> None:
     """Each variant's phases, from each seat and a spectator's place."""
     from games.engine.views import public_view, view_for
-    from games.rendering import SeatInfo, render_regions, screen_context
+    from games.screen.rendering import SeatInfo, render_regions, screen_context
     from tests.games.test_rendering_states import scenarios
 
     for name, state in scenarios().items():

@@ -1,4 +1,4 @@
-"""The rendering memo (games/render_cache.py): keyed by exactly what a template can read."""
+"""The rendering memo (games/screen/render_cache.py): keyed by exactly what a template can read."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import sys
 
 from django.template import engines
 
-from games import render_cache
 from games.models import Room
+from games.screen import render_cache
 
 
 def _names(source: str) -> tuple[str, ...] | None:

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from games import rendering
 from games.engine.cards import format_cards
 from games.engine.hand import waiting_seats
 from games.engine.state import HandState
 from games.engine.views import public_view, view_for
+from games.screen import rendering
 from tests.games.test_rendering_states import scenarios, seat_infos
 
 CARD_ATTR = re.compile(r'data-c(?:ard)?="([^"]+)"')

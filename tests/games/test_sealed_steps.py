@@ -22,7 +22,7 @@ from games.engine.hand import start_hand, step_closable, waiting_seats
 from games.engine.state import PHASE_DOUBLE, PHASE_GRAB, PHASE_PLAY, PHASE_REVEAL, HandState
 from games.engine.variants import find_variant
 from games.models import Hand, HandAction
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 from games.services import hands as hand_services
 from tests.games.table_helpers import (
     FRAME_RE,
@@ -315,7 +315,7 @@ def test_a_step_decided_after_its_shortest_time_closes_with_the_last_decision(mo
 
 @pytest.mark.django_db(transaction=True)
 def test_a_client_cannot_close_a_step(monkeypatch):
-    from games.errors import ActionRejected, ErrorCode
+    from games.table.errors import ActionRejected, ErrorCode
 
     table_id, users, state, _hand = _dealt_qq5(monkeypatch, hidden_landlord=False)
     _give_up(table_id, users, state.landlord)

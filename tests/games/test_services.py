@@ -11,9 +11,9 @@ from accounts.models import BeanEntry, HandSettlement, User
 from games import services
 from games.engine.hand import waiting_seats
 from games.engine.record import replay
-from games.errors import ActionRejected, ErrorCode
 from games.models import Hand, HandAction, HandActionIsAppendOnly, Seat, Table
-from games.selectors import hand_state, table_list_joinable, table_list_open
+from games.reads.selectors import hand_state, table_list_joinable, table_list_open
+from games.table.errors import ActionRejected, ErrorCode
 from tests.games.table_helpers import (
     active_hand,
     append_only_triggers,  # noqa: F401
@@ -489,8 +489,8 @@ class TestConsumerRetry:
     """The consumer retries a write that lost a database race, and nothing else."""
 
     def test_a_conflict_is_retried_and_other_refusals_are_not(self):
-        from games.consumers import _retrying
-        from games.errors import ActionRejected, ErrorCode
+        from games.live.consumers import _retrying
+        from games.table.errors import ActionRejected, ErrorCode
 
         calls = []
 

@@ -11,12 +11,12 @@ from fractions import Fraction
 import pytest
 from django.utils import translation
 
-from games import rendering
 from games.engine.cards import format_cards, parse_cards, ranks_of
 from games.engine.combos import classify
 from games.engine.hand import apply, waiting_seats
 from games.engine.state import Action, PlayRecord
 from games.engine.views import public_view, view_for
+from games.screen import rendering
 from tests.games.test_rendering_states import advance_to_play, finish, seat_infos, start
 
 SEEDS = [f"stakes-{i}" for i in range(12)]

@@ -9,10 +9,10 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import selectors
 from games import services as game_services
 from games.engine.cards import format_cards
 from games.models import Hand, Seat, Table
+from games.reads import selectors
 from tests.games.table_helpers import bots_reply
 
 pytestmark = pytest.mark.django_db
@@ -164,7 +164,7 @@ class TablePageTests:
         )
         client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
         assert Seat.objects.get(table=table, index=seat).user == newcomer
-        from games.rendering import render_table_regions
+        from games.screen.rendering import render_table_regions
 
         html = render_table_regions(
             table=table,
@@ -210,7 +210,7 @@ class TablePageTests:
         self, client, room, player, make_user
     ) -> None:
         from accounts.models import User
-        from games import broadcast
+        from games.push import broadcast
 
         table, hand = _dealt(client, room)
         purse = re.compile(r'data-beans="(-?\d+)"')

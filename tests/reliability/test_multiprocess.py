@@ -18,7 +18,7 @@ from accounts.audit import audit_beans
 from accounts.models import HandSettlement
 from games import services
 from games.models import Hand, HandAction
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 from tests.games.table_helpers import ensure_triggers, make_player, make_room
 from tests.reliability.harness import Server, TableClient, session_cookie
 from tests.reliability.test_security import assert_private

@@ -69,7 +69,7 @@ async def test_sockets_without_session_or_from_another_origin_are_refused(server
 async def test_a_frame_past_daphnes_own_limit_closes_with_1009(servers):
     """Past daphne's limit (1 MiB) the frame never reaches the consumer, whose own smaller
     limit answers 1009: daphne closes with 1009 too, instead of dropping the connection."""
-    from games.consumers import CLOSE_TOO_BIG
+    from games.live.consumers import CLOSE_TOO_BIG
 
     table_id, users = await db(_table)(1)
     cookie = await db(session_cookie)(users[0])

@@ -886,7 +886,7 @@ def table_snapshot(
         holders, state = {}, None
     else:
         if holders is None:
-            from games.selectors import hand_holders
+            from games.reads.selectors import hand_holders
 
             holders = {}
             for seat, user_id in hand_holders(hand=hand):
@@ -954,7 +954,7 @@ def _seat_infos(rows: Sequence[Any]) -> tuple[list[SeatInfo], int]:
 
 def _hand_state(hand: Any) -> HandState:
     try:
-        from games import selectors
+        from games.reads import selectors
 
         return selectors.hand_state(hand)  # type: ignore[attr-defined]
     except (ImportError, AttributeError):
@@ -1144,7 +1144,7 @@ def render_table_regions(*, table: Any, hand: Any, seat_index: int | None, user:
 
 # --------------------------------------------------------------------------- one push
 def _memo_context(ctx: dict[str, Any], *, oob: bool, language: str) -> dict[str, Any]:
-    from games import render_cache
+    from games.screen import render_cache
 
     return {**ctx, "oob": oob, render_cache.LANGUAGE_KEY: language}
 
@@ -1156,7 +1156,7 @@ def render_regions_shared(
     already made (for another audience, or in an earlier push) is not rendered again."""
     from django.template.loader import get_template
 
-    from games import render_cache
+    from games.screen import render_cache
 
     out: list[list[str]] = [[] for _ in contexts]
     language = get_language()
@@ -1176,7 +1176,7 @@ def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
     may know and nothing else."""
     from django.template.loader import get_template
 
-    from games import render_cache
+    from games.screen import render_cache
 
     language = get_language()
     for name in OWN_REGIONS:
@@ -1331,7 +1331,7 @@ def render_screen(
 ) -> str:
     """Every region for one audience (a full screen) as its pushes show them: a seat reads its
     player's stored language, a spectator ``language`` (the club's default when None)."""
-    from games.hooks import hooks
+    from games.table.hooks import hooks
 
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)

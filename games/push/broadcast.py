@@ -43,12 +43,12 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from games import selectors
-from games.hooks import hooks
 from games.models import Hand, Table
+from games.reads import selectors
+from games.table.hooks import hooks
 
 if TYPE_CHECKING:
-    from games.rendering import TableSnapshot
+    from games.screen.rendering import TableSnapshot
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def render_for(
 ) -> str:
     """All screen regions of ``table`` for one audience (``seat_index`` None: spectators), in
     the language its pushes use: a seat its player's stored one, a spectator ``language``."""
-    from games.rendering import render_screen
+    from games.screen.rendering import render_screen
 
     html = render_screen(
         table=table, hand=hand, seat_index=seat_index, user=user, language=language
@@ -100,7 +100,7 @@ def render_for(
 
 
 def render_error(*, message: str) -> str:
-    from games.rendering import render_error as render
+    from games.screen.rendering import render_error as render
 
     return render(message=message)
 
@@ -118,7 +118,7 @@ def audience_frames(
     that version's shared ones arrive. ``only_seats``: the own regions of these seats' players
     alone (a sealed step's deciders: nothing public moved). ``every_seat``: every seat is sent
     its own regions, changed or not (what rides in the same frames changed for everyone)."""
-    from games.rendering import render_push, table_snapshot
+    from games.screen.rendering import render_push, table_snapshot
 
     if known is None:
         table = selectors.table_get(table_id=table_id)
@@ -156,7 +156,7 @@ def audience_frames(
         if html is None:
             continue
         own_sent.append(str(seat.user_id))
-        # the language it was rendered in: what rides in the same frame (games.private's
+        # the language it was rendered in: what rides in the same frame (games.services.private's
         # #table-club) is rendered in it too
         event = {"type": EVENT_TYPE, "html": own_header + html, "language": spoken[seat.user_id]}
         frames.append((user_group(table.pk, seat.user_id), event))

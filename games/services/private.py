@@ -28,11 +28,10 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import BeanEntry, User
-from games import selectors, table_life
 from games.engine.variants import find_variant
-from games.errors import ActionRejected, ErrorCode
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
-from games.notify import notify
+from games.reads import selectors
+from games.screen.notify import notify
 from games.services.base import (
     broadcast_on_commit,
     bump,
@@ -46,6 +45,8 @@ from games.services.base import (
     write,
 )
 from games.services.seating import table_join, table_leave
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode
 
 # No 0/O, 1/I/L: read aloud or typed from a phone without mistakes. 31**7 ≈ 2.8e10 codes.
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -242,7 +243,7 @@ def table_update_settings(
 
 def _close_watchers_on_commit(table: Table) -> None:
     """Close the spectators' sockets (everyone but the seated and the host) after commit."""
-    from games import broadcast
+    from games.push import broadcast
 
     keep = [*Seat.objects.filter(table=table, user__isnull=False).values_list("user_id", flat=True)]
     if table.host_id is not None:
@@ -315,8 +316,8 @@ def seat_move(*, table_id: Any, user: User, seat_index: Any) -> Seat:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
         if not target.is_empty:
             raise ActionRejected.of(ErrorCode.SEAT_TAKEN)
-        seat_moves(mine, table_life.Event.LEAVE)
-        seat_moves(target, table_life.Event.SIT)
+        seat_moves(mine, life.Event.LEAVE)
+        seat_moves(target, life.Event.SIT)
         # his tabs stay open (no reload): the new seat keeps their count and times
         presence = {field: getattr(mine, field) for field in _PRESENCE_FIELDS}
         vacate(mine)
@@ -510,7 +511,7 @@ def club_facts(*, table: Table) -> dict[str, Any]:
     deal's stakes and clocks (a push reads them once for all its audiences)."""
     session = table_session(table)
     turn, bid = _next_seconds(table)
-    from games.stakes import table_stakes
+    from games.table.stakes import table_stakes
 
     stakes = table_stakes(table)
     return {
@@ -549,7 +550,7 @@ def private_context(
 
 
 def _next_seconds(table: Table) -> tuple[int, int]:
-    from games.stakes import table_seconds
+    from games.table.stakes import table_seconds
 
     return table_seconds(table)
 
@@ -589,7 +590,7 @@ def with_club(
     appended to the public frame's shared regions (everyone's) and, between hands (or with
     ``force``), #table-club rendered for each audience: a seat's in its own frame, a
     spectator's (for nobody, so never an invite code) in the public frame's spectator part."""
-    from games import broadcast
+    from games.push import broadcast
 
     table = selectors.table_get(table_id=table_id)
     if table is None:

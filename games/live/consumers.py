@@ -26,16 +26,18 @@ from django.contrib import auth
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import broadcast, selectors, services
-from games.errors import MESSAGES, ActionRejected, ErrorCode
-from games.hooks import hooks
-from games.intents import Intent, parse_frame
-from games.presence import (
+from games import services
+from games.live.intents import Intent, parse_frame
+from games.push import broadcast
+from games.reads import selectors
+from games.services.presence import (
     socket_held,
     socket_opening,
     socket_opening_ended,
     socket_released,
 )
+from games.table.errors import MESSAGES, ActionRejected, ErrorCode
+from games.table.hooks import hooks
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +144,7 @@ def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
     if user is None or not user.is_authenticated:
         return _Admission(user=user, refused=CLOSE_UNAUTHENTICATED)
     table = selectors.table_get(table_id=table_id)
-    from games.private import may_watch
+    from games.services.private import may_watch
 
     codes = list(session.get("ddz_invites", [])) if session is not None else []
     if table is None or not may_watch(table, user, codes):

@@ -21,7 +21,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from games.engine.record import replay
 from games.engine.state import HandState
 from games.models import Hand, HandPlayer, Room, Seat, SocketLease, Table
-from games.prepared import PreparedRead
+from games.table.prepared import PreparedRead
 
 _CACHE_SIZE = 512
 
@@ -95,7 +95,7 @@ def hand_state_clear_cache() -> None:
 # --------------------------------------------------------------------------- tables
 
 
-# read on every move, connect and push: compiled once (games/prepared.py)
+# read on every move, connect and push: compiled once (games/table/prepared.py)
 _TABLE = PreparedRead(
     lambda table_id: Table.objects.select_related("room").filter(pk=table_id).order_by()[:1],
     "table_id",
@@ -170,7 +170,7 @@ def user_live_sockets(
     *, table_id: int, user_id: int, now: datetime.datetime, lease_seconds: int
 ) -> int:
     """How many sockets ``user_id`` has open at the table: leases renewed within the lease
-    (games.presence)."""
+    (games.services.presence)."""
     cutoff = now - datetime.timedelta(seconds=lease_seconds)
     return SocketLease.objects.filter(
         table_id=table_id, user_id=user_id, renewed_at__gte=cutoff
