@@ -12,8 +12,8 @@ steps: the ratio is channels' cost per frame over ours.
   .venv/bin/python bench/channel_layer.py --sockets 100,1000,2000 --pushes 400
 
 With ``--redis`` (its database is flushed), each socket waits on its channel and belongs to its
-table's public group and its user's group; a push is what games.push.broadcast sends for a qq5 table
-(five user frames and a public one, one ``group_send_many``), sent one after the other as the
+table's public group and its user's group; a push is what games.push.frames assembles for a qq5
+table (five user frames and a public one, one ``group_send_many``), sent one after the other as the
 server's outbox does. Figures per layer, alternating: pushes/s, p50/p99 from a push's send to
 its tenth delivery, this process's and Redis's CPU per push, and frames lost (never delivered
 within 30 s). Run it with ``PYTHONPATH=<dir with hiredis>`` to try redis-py's hiredis parser.

@@ -174,10 +174,16 @@ class Room(models.Model):
         return str(VARIANT_LABELS.get(self.variant, self.variant))
 
     @property
-    def effective_min_balance(self) -> int:
-        from games.table.stakes import room_min_balance
+    def computed_min_balance(self) -> int:
+        """The largest loss one seat can suffer in this room (RULES.md §7 ``min_balance``)."""
+        variant = find_variant(self.variant, **(self.options or {}))
+        units = variant.max_loss_units(max_multiplier=self.max_multiplier)
+        return units * self.base_score * self.coefficient + self.house_take
 
-        return room_min_balance(room=self)
+    @property
+    def effective_min_balance(self) -> int:
+        """The room's override when set, else the computed value."""
+        return self.min_balance if self.min_balance is not None else self.computed_min_balance
 
 
 # --------------------------------------------------------------------------- real-time tables

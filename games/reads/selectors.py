@@ -16,11 +16,13 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from games.engine.record import replay
 from games.engine.state import HandState
 from games.models import Hand, HandPlayer, Room, Seat, SocketLease, Table
+from games.table.hooks import hooks
 from games.table.prepared import PreparedRead
 
 _CACHE_SIZE = 512
@@ -156,6 +158,12 @@ def table_current_hand(*, table: Table | int) -> Hand | None:
     """The hand a screen shows: the active one, else the last finished one (its result)."""
     table_id = table if isinstance(table, int) else table.pk
     return Hand.objects.filter(table_id=table_id).order_by("-number", "-redeal").first()
+
+
+def stored_language(*, user: Any) -> str:
+    """The language a player's pushes speak: his stored one (the club's hook), else the
+    club's."""
+    return hooks.languages_of(user_ids=[user.pk]).get(user.pk) or settings.LANGUAGE_CODE
 
 
 def seat_of_user(*, table: Table | int, user: Any) -> Seat | None:

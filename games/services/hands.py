@@ -16,7 +16,7 @@ import datetime
 import logging
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -41,8 +41,6 @@ from games.engine.scoring import tie_order
 from games.engine.state import (
     AUTOPLAY,
     CLOSE,
-    PHASE_GRAB,
-    PHASE_PARTNER,
     PHASE_PLAY,
     PHASE_REDEAL,
     TIMEOUT,
@@ -50,11 +48,12 @@ from games.engine.state import (
     HandState,
 )
 from games.engine.variants import find_variant
-from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
+from games.models import Hand, HandAction, HandPlayer, Seat, Table, TableSession
+from games.push import outbox
+from games.push.outbox import notify
 from games.reads import selectors
 from games.services import presence
 from games.services.base import (
-    broadcast_on_commit,
     bump,
     lock_between_hands,
     lock_table,
@@ -69,6 +68,7 @@ from games.table import life
 from games.table.errors import ActionRejected, ErrorCode, from_engine_error
 from games.table.prepared import PreparedInsert, PreparedUpdate
 from games.table.stakes import (
+    decision_seconds,
     disconnect_grace,
     table_min_balance,
     table_options,
@@ -76,9 +76,6 @@ from games.table.stakes import (
     table_stakes,
 )
 from games.table.wake import wake
-
-if TYPE_CHECKING:
-    from games.screen.rendering import TableSnapshot
 
 logger = logging.getLogger(__name__)
 
@@ -110,12 +107,10 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
         refusal = _stand_up_before_deal(table, seats, user=user, now=now)
         if refusal is None:
             hand = _deal_hand(table, seats, now=now)
-            bump(table)
             # the club region too: seat moves and swaps are offered between hands only
-            broadcast_on_commit(table.pk, club=True)
+            bump(table, club=True)
             return hand
         bump(table)
-        broadcast_on_commit(table.pk)
     raise refusal
 
 
@@ -124,8 +119,6 @@ def _stand_up_before_deal(
 ) -> ActionRejected | None:
     """Stand up who may not be dealt in, and say why the deal cannot go ahead (None: deal).
     The player asking for the deal is at the table, socket or not."""
-    from games.screen.notify import notify
-
     minimum = table_min_balance(table)
     broke = [s for s in seats if s.user_id is not None and s.user.beans < minimum]
     broke_names = ", ".join(s.user.username for s in broke)
@@ -387,13 +380,6 @@ def seat_set_autoplay(
         return run.hand
 
 
-def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
-    """Apply every due deadline (see games/runner/deadlines.py); returns how many hands moved."""
-    from games.runner.deadlines import hand_apply_due_deadlines as apply_due
-
-    return apply_due(now=now)
-
-
 # --------------------------------------------------------------------------- the engine loop
 
 
@@ -589,7 +575,7 @@ class HandRun:
             # only decisions inside a sealed step: its deciders see their own choices, and
             # nothing else moves (no table version, no frame) for anyone until it closes
             actors = tuple(sorted({row.seat for row in self.rows}))
-            broadcast_on_commit(self.table.pk, known=self._snapshot(), only_seats=actors)
+            outbox.table_moved(self.table.pk, written=self._written(), deciders=actors)
             return
         next_version(self.table)
         self.table.changed_at = self.now
@@ -597,12 +583,11 @@ class HandRun:
             where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
         )
         # a finished hand also changed the table and the ledger: the push reads them
-        broadcast_on_commit(self.table.pk, known=None if state.finished else self._snapshot())
+        outbox.table_moved(self.table.pk, written=None if state.finished else self._written())
 
-    def _snapshot(self) -> TableSnapshot:
-        from games.screen.rendering import table_snapshot
-
-        return table_snapshot(
+    def _written(self) -> outbox.Written:
+        assert self.seats is not None
+        return outbox.Written(
             table=self.table,
             hand=self.hand,
             seats=self.seats,
@@ -624,20 +609,6 @@ class HandRun:
     def _remember_on_commit(hand: Hand, state: HandState) -> None:
         key = Hand(pk=hand.pk, version=hand.version, commitment=hand.commitment)
         transaction.on_commit(lambda: selectors.hand_state_remember(key, state))
-
-
-# RULES.md §2.5: the new5 grab and partner windows are 10 s (at most; a room may be quicker).
-_PHASE_MAX_SECONDS = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
-
-
-def decision_seconds(room: Room, state: HandState, hand: Hand | None = None) -> int:
-    """The time for the pending decision: turn seconds in play, bid seconds otherwise, as the
-    hand snapshotted them at the deal (the room's for hands dealt before the snapshot)."""
-    turn = (hand.turn_seconds if hand is not None else None) or room.turn_seconds
-    bid = (hand.bid_seconds if hand is not None else None) or room.bid_seconds
-    if state.phase == PHASE_PLAY:
-        return int(turn)
-    return min(int(bid), _PHASE_MAX_SECONDS.get(state.phase, bid))
 
 
 def deadline_for(
@@ -816,6 +787,4 @@ def _finish_hand(
             next_hand = _deal_hand(table, seats, now=now, redeals=redeals + 1, redeal_of=hand)
             logger.debug("re-dealt hand %s after all passed", next_hand.pk)
         else:
-            from games.screen.notify import notify
-
             notify(table.pk, "redeals_stopped")

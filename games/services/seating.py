@@ -17,10 +17,11 @@ from accounts.models import User
 from games.engine.state import AUTOPLAY, Action
 from games.engine.variants import find_variant
 from games.models import Hand, HandAction, Room, Seat, Table
+from games.push import outbox
+from games.push.outbox import notify
 from games.reads import selectors
 from games.services import presence
 from games.services.base import (
-    broadcast_on_commit,
     bump,
     create_seats,
     lock_between_hands,
@@ -37,6 +38,7 @@ from games.services.hands import HandRun, deadline_for
 from games.table import life
 from games.table.errors import ActionRejected, ErrorCode
 from games.table.hooks import hooks
+from games.table.invites import check_invite
 from games.table.stakes import room_min_balance, table_min_balance
 
 logger = logging.getLogger(__name__)
@@ -61,7 +63,7 @@ def table_create(*, room: Room) -> Table:
     with write():
         table = Table.objects.create(room=room)
         create_seats(table, variant.seats)
-        broadcast_on_commit(table.pk)
+        outbox.table_moved(table.pk)
     return table
 
 
@@ -97,8 +99,6 @@ def table_join(
             raise ActionRejected.of(ErrorCode.SUSPENDED)
         _check_not_seated_elsewhere(table.room_id, user)
         if table.is_private:
-            from games.services.private import check_invite
-
             check_invite(table, user, invite_code)
         _check_balance(table.room, user, table)
         seat = _free_seat(seats, seat_index)
@@ -113,11 +113,8 @@ def table_join(
             lease_seconds=presence.lease_seconds(),
         )
         seat.save()
-        from games.screen.notify import notify
-
         notify(table.pk, "joined", name=user.username)  # before the push: the regions come last
         bump(table)
-        broadcast_on_commit(table.pk)
     return seat
 
 
@@ -199,8 +196,6 @@ def table_leave(*, table_id: int, user: User) -> None:
     with write():
         table, seat = lock_seated(table_id, user)
         hand = selectors.table_active_hand(table=table)
-        from games.screen.notify import notify
-
         if hand is not None and seat.sit_out_after_hand:
             return  # he is leaving already: the seat is freed when the hand ends
         seat_moves(seat, life.leave_event(in_hand=hand is not None))
@@ -216,7 +211,6 @@ def table_leave(*, table_id: int, user: User) -> None:
                 run.apply(Action(seat.index, AUTOPLAY, True), HandAction.Source.AUTOPLAY)
                 run.finish()
         bump(table)
-        broadcast_on_commit(table.pk)
 
 
 def table_add_bot(
@@ -231,7 +225,6 @@ def table_add_bot(
         seat_moves(seat, life.Event.ADD_BOT)
         put_bot(seat)
         bump(table)
-        broadcast_on_commit(table.pk)
     return seat
 
 
@@ -286,7 +279,6 @@ def table_fill_idle(*, now: datetime.datetime | None = None) -> int:
                     put_bot(seat)
                 if empty:
                     bump(table)
-                    broadcast_on_commit(table.pk)
                     filled += 1
         except ActionRejected as error:
             logger.info("bot fill of table %s: %s", table_id, error)
@@ -303,7 +295,6 @@ def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None
         seat_moves(seat, life.Event.REMOVE_BOT)
         vacate(seat)
         bump(table)
-        broadcast_on_commit(table.pk)
 
 
 def _free_seat(seats: list[Seat], seat_index: Any) -> Seat:
@@ -399,7 +390,6 @@ def _presence_changed(table: Table) -> None:
         if deadline != hand.deadline_at:
             hand.deadline_at = deadline
             Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
-    bump(table)
     # after a restart every tab of the club reconnects at once: one push per table for the
     # seats that came back while it waited, not one per seat
-    broadcast_on_commit(table.pk, coalesce=True)
+    bump(table, presence=True)

@@ -16,7 +16,7 @@ from accounts.models import HandSettlement
 from games import services
 from games.engine.hand import waiting_seats
 from games.models import Hand, HandAction
-from games.push import broadcast
+from games.push import frames as table_frames
 from games.reads.selectors import hand_state
 from tests.games.table_helpers import (
     ORIGIN,
@@ -443,7 +443,7 @@ async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     mover, _action = await db(next_move)(table_id, set(seats))
     victim = seats[(mover + 2) % 3]  # not the next to act: his screen is stale
     dropping = _Dropping(get_channel_layer())
-    lose = {broadcast.public_group(table_id)}
+    lose = {table_frames.public_group(table_id)}
     dropping.groups = set(lose)
     sock = await _move(table_id, seats)
     await sock.expect(1)
@@ -489,10 +489,10 @@ async def test_a_lost_own_frame_heals_by_a_resync_to_the_exact_screen():
     mover, _action = await db(next_move)(table_id, set(seats))
     victim = seats[(mover + 1) % 3]  # the next to act: his controls change
     dropping = _Dropping(get_channel_layer())
-    dropping.groups = {broadcast.user_group(table_id, victim.user.pk)}
+    dropping.groups = {table_frames.user_group(table_id, victim.user.pk)}
     sock = await _move(table_id, seats)
     await sock.expect(1)
-    assert dropping.dropped == [broadcast.user_group(table_id, victim.user.pk)]
+    assert dropping.dropped == [table_frames.user_group(table_id, victim.user.pk)]
     moved = await db(table_version)(table_id)
     for s in everyone:
         await s.reach(moved)

@@ -70,7 +70,7 @@ def test_a_move_over_a_socket_is_pinned(table_users):
         frame = {**frame_for_action(action, hand.version), "hand": str(hand.pk)}
         intent = parse_frame(json.dumps(frame))
         with CaptureQueriesContext(connection) as ctx:
-            consumers._act(table.pk, users[seat], intent)
+            consumers.act(table.pk, users[seat], intent)
         assert active_hand(table).version > hand.version
         _assert_at_most(FIRST_MOVE_QUERIES if move == 0 else MOVE_QUERIES, _statements(ctx))
 
@@ -93,6 +93,6 @@ def test_autoplay_over_a_socket_is_pinned(table_users):
     hand, seat, _ = _next_move(table, users)
     intent = parse_frame(json.dumps({"intent": "autoplay", "value": "true", "hand": hand.pk}))
     with CaptureQueriesContext(connection) as ctx:
-        consumers._autoplay(table.pk, users[seat], intent)
+        consumers.autoplay(table.pk, users[seat], intent)
     assert hand_state(active_hand(table)).autoplay[seat]
     _assert_at_most(AUTOPLAY_QUERIES, _statements(ctx))

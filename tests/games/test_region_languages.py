@@ -24,7 +24,8 @@ from club.broadcast import chat_event, spectators_event
 from club.models import ChatMessage, PlayerSettings, SpectatorPresence
 from games import services
 from games.models import Seat, Table
-from games.push import broadcast
+from games.push import frames as table_frames
+from games.push import send
 from games.services import private
 from tests.games.table_helpers import (
     live_db,  # noqa: F401
@@ -129,7 +130,7 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
     table, host, amy, watcher = club_table
     _speak(language, host, amy, watcher)
     sent: list[list] = []
-    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    monkeypatch.setattr(send, "send_frames", sent.append)
     # caused by a player who reads another language
     other = next(code for code in LANGUAGES if code != language)
     with translation.override(other):
@@ -140,7 +141,7 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
     (frames,) = sent
     pages = []
     for group, event in [*frames, *extra]:
-        if group == broadcast.public_group(table.pk):
+        if group == table_frames.public_group(table.pk):
             # the spectators' page; the table's frame also carries their own regions apart
             page = event["html_by_language"][language]
             pages.append(page + event.get("watcher_by_language", {}).get(language, ""))
@@ -156,7 +157,8 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
 def test_every_region_of_every_phase_speaks_its_readers_language(language) -> None:
     """Each variant's phases, from each seat and a spectator's place."""
     from games.engine.views import public_view, view_for
-    from games.screen.rendering import SeatInfo, render_regions, screen_context
+    from games.screen.context import SeatInfo, screen_context
+    from games.screen.regions import render_regions
     from tests.games.test_rendering_states import scenarios
 
     for name, state in scenarios().items():

@@ -20,8 +20,10 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from games import services
 from games.models import Hand, HandPlayer, Seat, SocketLease
 from games.reads import selectors
+from games.reads.snapshot import table_snapshot
 from games.runner import deadlines
-from games.screen.rendering import render_table_regions
+from games.screen.context import table_context
+from games.screen.regions import render_regions
 from games.services import presence
 from games.services.base import bump, lock_table, write
 from games.table import life
@@ -34,6 +36,7 @@ from tests.games.table_helpers import (  # noqa: F401
     live_db,
     make_player,
     make_room,
+    screen_html,
     seated_table,
 )
 
@@ -160,12 +163,7 @@ class TestJoiningBetweenHands:
         services.table_leave(table_id=table.pk, user=carol)
         services.table_join(table_id=table.pk, user=dave)
         seat = selectors.seat_of_user(table=table, user=dave)
-        html = render_table_regions(
-            table=table,
-            hand=selectors.table_current_hand(table=table),
-            seat_index=seat.index,
-            user=dave,
-        )
+        html = screen_html(table, seat_index=seat.index, user=dave)
         assert "You are watching this table" not in html
         assert reverse("table_leave", args=[table.pk]) in html  # he can leave
         assert reverse("table_next_hand", args=[table.pk]) in html  # and deal
@@ -512,9 +510,11 @@ class TableLifeMachine(RuleBasedStateMachine):
         ):
             table = seat.table
             hand = selectors.table_current_hand(table=table)
-            from games.screen.rendering import render_regions, table_context
-
-            ctx = table_context(table=table, hand=hand, seat_index=seat.index, user=seat.user)
+            ctx = table_context(
+                snapshot=table_snapshot(table=table, hand=hand),
+                seat_index=seat.index,
+                user=seat.user,
+            )
             assert ctx["seated"], "a seated player is shown as a spectator"
             html = render_regions(ctx)
             assert reverse("table_leave", args=[table.pk]) in html, "no way to leave"
@@ -542,7 +542,8 @@ def test_table_life_machine():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_deal_takes_the_seat_swap_offers_off_every_screen(live_db, monkeypatch):  # noqa: F811
-    from games.push import broadcast
+    from games.push import frames as table_frames
+    from games.push import send
 
     room = make_room("qq5")
     players = [make_player() for _ in range(5)]
@@ -551,12 +552,12 @@ def test_the_deal_takes_the_seat_swap_offers_off_every_screen(live_db, monkeypat
         services.table_join(table_id=table.pk, user=user)
     swap = reverse("seat_swap", args=[table.pk])
     sent = []
-    monkeypatch.setattr(broadcast, "send_frames", sent.extend)
+    monkeypatch.setattr(send, "send_frames", sent.extend)
     services.hand_start(table_id=table.pk, user=players[0])  # commits: the push follows
     mine = [
         event["html"]
         for group, event in sent
-        if group == broadcast.user_group(table.pk, players[0].pk)
+        if group == table_frames.user_group(table.pk, players[0].pk)
     ]
     assert mine and all('id="table-club"' in html for html in mine)
     assert not any(swap in html for html in mine)
