@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, FilteredRelation, OuterRef, Q, QuerySet
 
 from games.engine.record import replay
 from games.engine.state import HandState
@@ -105,6 +105,22 @@ _TABLE = PreparedRead(
 _SEATS = PreparedRead(
     lambda table_id: (
         Seat.objects.filter(table_id=table_id).select_related("user").order_by("index")
+    ),
+    "table_id",
+)
+# a move's seats with their users and, on the first seat's row, the table's active hand (one
+# statement: the hand's row comes once, not with every seat)
+SEATS_AND_ACTIVE_HAND = PreparedRead(
+    lambda table_id: (
+        Seat.objects.filter(table_id=table_id)
+        .annotate(
+            active_hand=FilteredRelation(
+                "table__hands",
+                condition=Q(table__hands__status=Hand.Status.ACTIVE) & Q(index=0),
+            )
+        )
+        .select_related("user", "active_hand")
+        .order_by("index")
     ),
     "table_id",
 )

@@ -24,7 +24,7 @@ from games.push import deliver, outbox
 from games.reads import selectors
 from games.table import life
 from games.table.errors import ActionRejected, ErrorCode
-from games.table.prepared import PreparedRead
+from games.table.prepared import PreparedRead, read_together
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +84,29 @@ def lock_table(
     if table is None:
         raise ActionRejected.of(missing)
     return table
+
+
+def lock_table_for_move(table_id: Any, *, missing: ErrorCode) -> tuple[Table, list[Seat], Any]:
+    """Lock the table row and read its seats (each with its user) and its active hand (None:
+    none), all read after the lock: one round trip on PostgreSQL."""
+    try:
+        table_id = int(table_id)
+    except (TypeError, ValueError):
+        raise ActionRejected.of(missing) from None
+    tables, seats = read_together(
+        (_LOCKED_TABLE, {"table_id": table_id}),
+        (selectors.SEATS_AND_ACTIVE_HAND, {"table_id": table_id}),
+    )
+    if not tables:
+        raise ActionRejected.of(missing)
+    table = tables[0]
+    # without an active hand, the outer join leaves the first seat none
+    hand = getattr(seats[0], "active_hand", None) if seats else None
+    for seat in seats:
+        seat.table = table
+    if hand is not None:
+        hand.table = table
+    return table, seats, hand
 
 
 def next_version(table: Table) -> int:

@@ -56,8 +56,7 @@ from games.services import presence
 from games.services.base import (
     bump,
     lock_between_hands,
-    lock_table,
-    locked_table,
+    lock_table_for_move,
     next_version,
     put_bot,
     require_user,
@@ -66,7 +65,7 @@ from games.services.base import (
 )
 from games.table import life
 from games.table.errors import ActionRejected, ErrorCode, from_engine_error
-from games.table.prepared import PreparedInsert, PreparedUpdate
+from games.table.prepared import PreparedInsert, PreparedUpdate, write_together
 from games.table.stakes import (
     decision_seconds,
     disconnect_grace,
@@ -260,11 +259,11 @@ def _action_from_client(seat: int, action: Any) -> Action:
         raise ActionRejected.of(ErrorCode.BAD_VALUE, detail=str(error)) from error
 
 
-def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, Hand]:
-    """Lock the table and return it with the hand, read after the lock. With ``table_id`` (a
-    socket knows its table): the table's active hand; a ``hand_id`` given too must name it,
-    else the client shows an older hand (STALE_VERSION); no active hand, or no such table, is
-    HAND_NOT_FOUND. With only ``hand_id``: that hand, whatever its status."""
+def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, list[Seat], Hand]:
+    """Lock the table and return it with its seats and the hand, read after the lock. With
+    ``table_id`` (a socket knows its table): the table's active hand; a ``hand_id`` given too
+    must name it, else the client shows an older hand (STALE_VERSION); no active hand, or no
+    such table, is HAND_NOT_FOUND. With only ``hand_id``: that hand, whatever its status."""
     if table_id is None and hand_id is None:
         raise TypeError("table_id or hand_id is required")
     if hand_id is not None:
@@ -273,21 +272,21 @@ def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, Hand]:
         except (TypeError, ValueError):
             raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND) from None
     if table_id is None:
-        # the hand's table is found by the locking query itself; the hand is read after it
-        table = locked_table(hands__pk=hand_id)
-        if table is None:
+        table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+        if table_id is None:
             raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
-        return table, Hand.objects.get(pk=hand_id)
-    table = lock_table(table_id, missing=ErrorCode.HAND_NOT_FOUND)
-    assert table is not None
-    hand = selectors.table_active_hand(table=table)
+        table, seats, hand = lock_table_for_move(table_id, missing=ErrorCode.HAND_NOT_FOUND)
+        if hand is None or hand.pk != hand_id:  # that hand is over
+            hand = Hand.objects.get(pk=hand_id)
+        return table, seats, hand
+    table, seats, hand = lock_table_for_move(table_id, missing=ErrorCode.HAND_NOT_FOUND)
     if hand is None:
         raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
     if hand_id is not None and hand_id != hand.pk:
         raise ActionRejected.of(
             ErrorCode.STALE_VERSION, detail=f"hand {hand_id} is not the current hand"
         )
-    return table, hand
+    return table, seats, hand
 
 
 def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
@@ -305,16 +304,34 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
     return seat, holders
 
 
-def _locked_player_hand(
-    table_id: Any, hand_id: Any, user: Any
-) -> tuple[Table, Hand, int, dict[int, int | None], HandState]:
-    """The locked table, its active hand, the user's seat in it, who holds each seat, and
-    the hand's state (HAND_OVER for a finished hand)."""
-    table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
+@dataclass(frozen=True)
+class _PlayerHand:
+    table: Table
+    seats: list[Seat]
+    hand: Hand
+    seat: int  # the player's, in the hand
+    holders: dict[int, int | None]
+    state: HandState
+
+    def run(self) -> HandRun:
+        return HandRun(
+            table=self.table,
+            hand=self.hand,
+            state=self.state,
+            now=timezone.now(),
+            seats=self.seats,
+            holders=self.holders,
+        )
+
+
+def _locked_player_hand(table_id: Any, hand_id: Any, user: Any) -> _PlayerHand:
+    """The locked table, its seats, its active hand, the user's seat in it, who holds each
+    seat, and the hand's state (HAND_OVER for a finished hand)."""
+    table, seats, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
     if hand.status != Hand.Status.ACTIVE:
         raise ActionRejected.of(ErrorCode.HAND_OVER)
     seat, holders = _player_seat(hand, user)
-    return table, hand, seat, holders, selectors.hand_state(hand)
+    return _PlayerHand(table, seats, hand, seat, holders, selectors.hand_state(hand))
 
 
 def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
@@ -354,10 +371,10 @@ def hand_submit_action(
     the engine's refusal mapped to a code and a translated message.
     """
     with write():
-        table, hand, seat, holders, state = _locked_player_hand(table_id, hand_id, user)
-        _check_version(hand, state, expected_version)
-        decision = _action_from_client(seat, action)
-        run = HandRun(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
+        player = _locked_player_hand(table_id, hand_id, user)
+        _check_version(player.hand, player.state, expected_version)
+        decision = _action_from_client(player.seat, action)
+        run = player.run()
         run.apply(decision, Source.HUMAN)
         run.finish()
         return run.hand
@@ -369,13 +386,16 @@ def seat_set_autoplay(
     """Hand the seat to 托管 (``enabled``) or take control back, in the hand found as for
     ``hand_submit_action``."""
     with write():
-        table, hand, seat, holders, state = _locked_player_hand(table_id, hand_id, user)
+        player = _locked_player_hand(table_id, hand_id, user)
         enabled = bool(enabled)
-        Seat.objects.filter(table=table, index=seat).update(autoplay=enabled)
-        if state.autoplay[seat] == enabled:
-            return hand
-        run = HandRun(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
-        run.apply(Action(seat, AUTOPLAY, enabled), Source.HUMAN)
+        Seat.objects.filter(table=player.table, index=player.seat).update(autoplay=enabled)
+        if player.state.autoplay[player.seat] == enabled:
+            return player.hand
+        for seat in player.seats:  # as just stored
+            if seat.index == player.seat:
+                seat.autoplay = enabled
+        run = player.run()
+        run.apply(Action(player.seat, AUTOPLAY, enabled), Source.HUMAN)
         run.finish()
         return run.hand
 
@@ -556,32 +576,49 @@ class HandRun:
             hand.deadline_at = deadline_for(self.table, hand, state, self.seats)
             if _awaited_bots(state, self.seats):
                 transaction.on_commit(wake)  # a runner here replies on time, not at its poll
-        # Optimistic guard on top of the lock: exactly one writer moves a version forward.
-        if not self.fresh:
-            moved = _MOVE_HAND.run(
-                where={"id": hand.pk, "version": self.start_version},
-                **{name: getattr(hand, name) for name in _MOVE_HAND_FIELDS},
+        # only decisions inside a sealed step: its deciders see their own choices, and nothing
+        # else moves (no table version, no frame) for anyone until it closes
+        sealed = not self.fresh and state.public_version == self.start_public
+        if not sealed:
+            next_version(self.table)
+            self.table.changed_at = self.now
+        if self.fresh:
+            hand.save(update_fields=_MOVE_HAND_FIELDS)
+            _APPEND_ACTIONS.run(self.rows)
+            _MOVE_TABLE.run(
+                where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
+            )
+        else:
+            # the move's writes in one round trip; the optimistic guard on top of the lock:
+            # exactly one writer moves a version forward
+            moved = write_together(
+                _MOVE_HAND.statement(
+                    where={"id": hand.pk, "version": self.start_version},
+                    **{name: getattr(hand, name) for name in _MOVE_HAND_FIELDS},
+                ),
+                _APPEND_ACTIONS.statement(self.rows),
+                *(
+                    ()
+                    if sealed
+                    else (
+                        _MOVE_TABLE.statement(
+                            where={"id": self.table.pk},
+                            version=self.table.version,
+                            changed_at=self.now,
+                        ),
+                    )
+                ),
             )
             if moved != 1:
                 raise ActionRejected.of(ErrorCode.CONFLICT, detail="version moved")
-        else:
-            hand.save(update_fields=_MOVE_HAND_FIELDS)
-        _APPEND_ACTIONS.run(self.rows)
         self._sync_seat_autoplay()
         self._remember_on_commit(hand, state)
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
-        if not self.fresh and state.public_version == self.start_public:
-            # only decisions inside a sealed step: its deciders see their own choices, and
-            # nothing else moves (no table version, no frame) for anyone until it closes
+        if sealed:
             actors = tuple(sorted({row.seat for row in self.rows}))
             outbox.table_moved(self.table.pk, written=self._written(), deciders=actors)
             return
-        next_version(self.table)
-        self.table.changed_at = self.now
-        _MOVE_TABLE.run(
-            where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
-        )
         # a finished hand also changed the table and the ledger: the push reads them
         outbox.table_moved(self.table.pk, written=None if state.finished else self._written())
 
