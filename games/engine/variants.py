@@ -38,6 +38,7 @@ class Play(Protocol):
     @property
     def is_bomb(self) -> bool: ...
 
+
 # A bomb-class reading as the hooks return it: (kind, key, bomb_power).
 BombReading = tuple[str, int, tuple[int, ...]]
 # A reading of an all-joker play: (kind, key, bomb_power or None).

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from cachetools import LRUCache
 from django.conf import settings
 from django.db.models import Count, Exists, FilteredRelation, OuterRef, Q, QuerySet
 
@@ -32,22 +32,16 @@ class _Kept:
     """What this process keeps of hands, the last ``_CACHE_SIZE`` used, shared by threads."""
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[Any, Any] = OrderedDict()
+        self._entries: LRUCache[Any, Any] = LRUCache(maxsize=_CACHE_SIZE)
         self._lock = threading.Lock()
 
     def get(self, key: Any) -> Any:
         with self._lock:
-            value = self._entries.get(key)
-            if value is not None:
-                self._entries.move_to_end(key)
-            return value
+            return self._entries.get(key)
 
     def put(self, key: Any, value: Any) -> None:
         with self._lock:
             self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > _CACHE_SIZE:
-                self._entries.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:
