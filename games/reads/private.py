@@ -108,8 +108,10 @@ def session_sheet_csv(session: TableSession) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     head = [str(_("Hand"))]
+    # outside the f-strings: xgettext does not look inside them
+    units, beans = _("units"), _("beans")
     for name in sheet["players"]:
-        head += [f"{name} {_('units')}", f"{name} {_('beans')}"]
+        head += [f"{name} {units}", f"{name} {beans}"]
     writer.writerow(head)
     for line in sheet["lines"]:
         row: list[Any] = [line["number"]]
