@@ -193,6 +193,10 @@ DDZ_WS_MAX_SOCKETS_PER_USER = env_int("DDZ_WS_MAX_SOCKETS_PER_USER", 6)
 DDZ_WS_RESYNC_PER_SECOND = float(os.environ.get("DDZ_WS_RESYNC_PER_SECOND", "3"))
 DDZ_WS_MAX_FRAME_BYTES = env_int("DDZ_WS_MAX_FRAME_BYTES", 64 * 1024)
 DDZ_WS_MAX_SEND_BYTES = env_int("DDZ_WS_MAX_SEND_BYTES", 1024 * 1024)
+# A file the served process appends each player action's server-side latency to (from its
+# frame's arrival to the last frame of its push written to a socket; games/live/latency.py):
+# for bench/load_tables.py. Empty: not measured.
+DDZ_LATENCY_LOG = os.environ.get("DDZ_LATENCY_LOG", "")
 # The served process's interpreter switch interval, in milliseconds (ddz_site/asgi.py).
 DDZ_SWITCH_INTERVAL_MS = float(os.environ.get("DDZ_SWITCH_INTERVAL_MS", "0.5"))
 

@@ -28,6 +28,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import services
+from games.live import latency
 from games.live.intents import Intent, parse_frame
 from games.push import frames, send
 from games.reads import selectors
@@ -304,10 +305,13 @@ class TableConsumer(AsyncWebsocketConsumer):
                 )
             if intent.kind == "resync":
                 self._resync()
-            elif intent.kind == "act":
-                await _retrying(act, self.table_id, self.user, intent)
-            elif intent.kind == "autoplay":
-                await _retrying(autoplay, self.table_id, self.user, intent)
+            elif intent.kind in ("act", "autoplay"):
+                stamp = send.action_started.set(time.time() if latency.on() else None)
+                call = act if intent.kind == "act" else autoplay
+                try:
+                    await _retrying(call, self.table_id, self.user, intent)
+                finally:
+                    send.action_started.reset(stamp)
             elif intent.kind == "chat":
                 await hooks.chat(self, intent)
         except ActionRejected as error:
@@ -369,6 +373,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif watcher:
             html += watcher.get(language) or next(iter(watcher.values()))
         await self.send(text_data=html)
+        if "started" in event:
+            latency.frame_written(event["started"])
 
     async def table_close_watchers(self, event: dict[str, Any]) -> None:
         """A private table's host stopped spectators: every socket but the players' and the

@@ -48,6 +48,13 @@ async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> Non
         await layer.group_send(group, event)
 
 
+# When the player's action behind a push arrived (epoch seconds), where it is measured
+# (games/live/latency.py): its frames carry it to the sockets that write them.
+action_started: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "action_started", default=None
+)
+
+
 def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
     """Every frame of one push, in order. With the server's loop running, the frames are handed
     to it and this thread goes on (a service's database thread does not wait for the sockets);
@@ -55,6 +62,9 @@ def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
     layer = get_channel_layer()
     if layer is None or not frames:
         return
+    started = action_started.get()
+    if started is not None:
+        frames = [(group, {**event, "started": started}) for group, event in frames]
     loop = _server_loop
     if loop is not None and loop.is_running():
         loop.call_soon_threadsafe(_post, loop, layer, frames)
