@@ -72,12 +72,13 @@ async def cost_per_frame(layer_class: type, *, sockets: int, pushes: int) -> flo
     return spent / received * 1e6
 
 
-# channels-redis's queue layer as it comes (a group send at a time: it has no
-# ``group_send_many``), and the project's. The queue layer with a Lua script sending a whole
-# push, which the pub/sub one replaced, is at commit bdd2bd1 of this file and
-# ddz_site/layers.py.
+# channels-redis's queue layer and its pub/sub layer as they come (a group send at a time:
+# neither has ``group_send_many``), and the project's pub/sub layer sending a push at once.
+# The queue layer with a Lua script sending a whole push, which the pub/sub one replaced, is
+# at commit bdd2bd1 of this file and ddz_site/layers.py.
 REDIS_LAYERS = (
     "channels_redis.core.RedisChannelLayer",
+    "channels_redis.pubsub.RedisPubSubChannelLayer",
     "ddz_site.layers.BatchingRedisPubSubChannelLayer",
 )
 

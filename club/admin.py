@@ -1,5 +1,6 @@
 """Operator pages: fair-play signals (with the hands behind each, linked to their replays),
-suspensions, and read-only views of chat, connections and hand outcomes. Staff only."""
+suspensions, seasons, and read-only views of chat, connections, hand outcomes, ratings and
+season records. Staff only."""
 
 from __future__ import annotations
 
@@ -15,8 +16,18 @@ from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from club import selectors, services
-from club.forms import SuspendForm
-from club.models import ChatMessage, ConnectionRecord, FairPlaySignals, HandOutcome, Suspension
+from club.forms import SeasonForm, SuspendForm
+from club.models import (
+    ChatMessage,
+    ConnectionRecord,
+    FairPlaySignals,
+    HandOutcome,
+    Rating,
+    Season,
+    SeasonReset,
+    SeasonStanding,
+    Suspension,
+)
 from ddz_site.admin_views import ReadOnlyAdmin
 
 
@@ -118,4 +129,47 @@ class ConnectionRecordAdmin(ReadOnlyAdmin):
 class HandOutcomeAdmin(ReadOnlyAdmin):
     list_display = ("finished_at", "hand", "user", "variant_key", "side", "won", "beans", "score")
     list_filter = ("variant_key", "side", "won")
+    search_fields = ("user__username",)
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    """An operator opens a season: a name and its dates. It begins (soft-resets the title
+    ladder's score) when its start comes; from then on its start stays, and once over it
+    stays as it was."""
+
+    form = SeasonForm
+    list_display = ("name", "starts_at", "ends_at", "begun_at")
+    readonly_fields = ("begun_at",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is not None and obj.begun_at is not None:
+            return ("starts_at", "begun_at")
+        return self.readonly_fields
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or obj.begun_at is None
+
+    def save_model(self, request: HttpRequest, obj: Season, form: Any, change: bool) -> None:
+        services.season_save(season=obj)
+
+
+@admin.register(SeasonStanding)
+class SeasonStandingAdmin(ReadOnlyAdmin):
+    list_display = ("season", "user", "score_start", "score", "score_peak", "peak_title", "hands")
+    list_filter = ("season",)
+    search_fields = ("user__username",)
+
+
+@admin.register(SeasonReset)
+class SeasonResetAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "season", "user", "score_before", "score_after")
+    list_filter = ("season",)
+    search_fields = ("user__username",)
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ("variant_key", "user", "baseline", "ordinal", "mu", "sigma", "hands")
+    list_filter = ("variant_key",)
     search_fields = ("user__username",)

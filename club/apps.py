@@ -24,4 +24,6 @@ class ClubConfig(AppConfig):
             socket_opened=sockets.socket_opened,
             socket_closed=sockets.socket_closed,
             chat=sockets.chat,
+            runner_round=services.seasons_begin_due,
+            ratings_of=selectors.seat_ratings,
         )

@@ -1,5 +1,6 @@
 """Club life (issue #7): per-hand outcomes for leaderboards and profiles, player settings,
 spectator presence, quick chat, connection addresses for fair-play review, suspensions.
+Competition (issue #27): skill ratings per variant (club/skill.py) and seasons.
 
 Models stay thin: writes live in club/services.py, reads in club/selectors.py.
 """
@@ -11,6 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from ddz_site.append_only import AppendOnlyError, AppendOnlyModel
 
 
 class HandOutcome(models.Model):
@@ -42,6 +45,15 @@ class HandOutcome(models.Model):
     multiplier = models.PositiveIntegerField(_("multiplier"), default=1)
     spring = models.BooleanField(_("spring"), default=False)  # spring or anti-spring, for him
     finished_at = models.DateTimeField(_("finished"), db_index=True)
+    # the season under way when the hand finished (None: between seasons, or before any)
+    season = models.ForeignKey(
+        "club.Season",
+        verbose_name=_("season"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="outcomes",
+    )
 
     class Meta:
         verbose_name = _("hand outcome")
@@ -195,3 +207,205 @@ class FairPlaySignals(models.Model):
         default_permissions = ("view",)
         verbose_name = _("fair-play signals")
         verbose_name_plural = _("fair-play signals")
+
+
+# --------------------------------------------------------------------------- skill ratings
+
+
+class Rating(models.Model):
+    """The skill (club/skill.py) a player has in one variant, or a role baseline's (the
+    landlord side's handicap or advantage of one shape of the sides): what the next rated hand
+    starts from. How it got there is in RatingChange."""
+
+    variant_key = models.CharField(_("variant"), max_length=16)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ratings",
+    )
+    # the shape of the sides ("1v2", "2v3") of a role baseline; empty for a player
+    baseline = models.CharField(_("role baseline"), max_length=8, blank=True, default="")
+    mu = models.FloatField(_("mu"))
+    sigma = models.FloatField(_("sigma"))
+    ordinal = models.FloatField(_("ordinal"))  # mu - 3 sigma, kept for ordering the boards
+    hands = models.PositiveIntegerField(_("rated hands"), default=0)
+    last_hand_at = models.DateTimeField(_("last rated hand"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("rating")
+        verbose_name_plural = _("ratings")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["variant_key", "user"],
+                condition=Q(user__isnull=False),
+                name="rating_one_per_player_and_variant",
+            ),
+            models.UniqueConstraint(
+                fields=["variant_key", "baseline"],
+                condition=Q(user__isnull=True),
+                name="rating_one_per_baseline_and_variant",
+            ),
+            models.CheckConstraint(
+                condition=(Q(user__isnull=True) & ~Q(baseline=""))
+                | (Q(user__isnull=False) & Q(baseline="")),
+                name="rating_player_or_baseline",
+            ),
+        ]
+        indexes = [models.Index(fields=["variant_key", "-ordinal"], name="rating_variant_ordinal")]
+
+    def __str__(self) -> str:
+        who = self.baseline if self.user_id is None else str(self.user_id)
+        return f"{self.variant_key} {who}: {self.mu:.2f} ± {self.sigma:.2f}"
+
+
+class RatedHandIsAppendOnly(AppendOnlyError):
+    pass
+
+
+class RatedHand(AppendOnlyModel):
+    """A rated hand. Its id is taken while its players' and role baseline's ratings are
+    locked, so it numbers the rated hands in the order their ratings moved: the order the
+    recompute command replays. Append-only, like the ledger (migration 0003's triggers)."""
+
+    hand = models.OneToOneField(
+        "games.Hand", verbose_name=_("hand"), on_delete=models.PROTECT, related_name="rated"
+    )
+    variant_key = models.CharField(_("variant"), max_length=16)
+    finished_at = models.DateTimeField(_("finished"), db_index=True)
+
+    append_only_error = RatedHandIsAppendOnly
+
+    class Meta:
+        verbose_name = _("rated hand")
+        verbose_name_plural = _("rated hands")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["variant_key", "id"], name="ratedhand_variant_seq")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} hand {self.hand_id}"
+
+
+class RatingChange(models.Model):
+    """How one rated hand moved one rating (a player's or the role baseline's). Written by
+    the hand's finishing transaction; the recompute rewrites it only where its replay of the
+    hand history differs (an older database, a changed model)."""
+
+    rated_hand = models.ForeignKey(
+        RatedHand, verbose_name=_("rated hand"), on_delete=models.PROTECT, related_name="changes"
+    )
+    rating = models.ForeignKey(
+        Rating, verbose_name=_("rating"), on_delete=models.PROTECT, related_name="changes"
+    )
+    landlord_side = models.BooleanField(_("landlord side"))
+    mu_before = models.FloatField(_("mu before"))
+    sigma_before = models.FloatField(_("sigma before"))
+    mu_after = models.FloatField(_("mu after"))
+    sigma_after = models.FloatField(_("sigma after"))
+
+    class Meta:
+        verbose_name = _("rating change")
+        verbose_name_plural = _("rating changes")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rated_hand", "rating"], name="ratingchange_once_per_hand"
+            ),
+        ]
+        indexes = [models.Index(fields=["rating", "rated_hand"], name="ratingchange_history")]
+
+
+# --------------------------------------------------------------------------- seasons
+
+
+class Season(models.Model):
+    """A stretch of club time the operator opens in the admin. At its start the title ladder's
+    score is soft-reset (club.services.season_begin); the rating carries on."""
+
+    name = models.CharField(_("name"), max_length=80)
+    starts_at = models.DateTimeField(_("starts"))
+    ends_at = models.DateTimeField(_("ends"))
+    # when its soft reset ran (None: not yet)
+    begun_at = models.DateTimeField(_("begun"), null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name = _("season")
+        verbose_name_plural = _("seasons")
+        ordering = ["-starts_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ends_at__gt=models.F("starts_at")), name="season_ends_after_start"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SeasonResetIsAppendOnly(AppendOnlyError):
+    pass
+
+
+class SeasonReset(AppendOnlyModel):
+    """One player's score before and after a season's soft reset: the score is not beans and
+    the ledger is untouched, but every move of it stays on record (a hand's in its result,
+    a reset here). Append-only (migration 0003's triggers)."""
+
+    season = models.ForeignKey(
+        Season, verbose_name=_("season"), on_delete=models.PROTECT, related_name="resets"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="season_resets",
+    )
+    score_before = models.BigIntegerField(_("score before"))
+    score_after = models.BigIntegerField(_("score after"))
+    created_at = models.DateTimeField(_("time"), default=timezone.now)
+
+    append_only_error = SeasonResetIsAppendOnly
+
+    class Meta:
+        verbose_name = _("season reset")
+        verbose_name_plural = _("season resets")
+        constraints = [
+            models.UniqueConstraint(fields=["season", "user"], name="seasonreset_once"),
+        ]
+
+
+class SeasonStanding(models.Model):
+    """A player's score in one season: where the soft reset put him, where he is (or ended),
+    and the highest point he reached, whose title is his badge of the season."""
+
+    season = models.ForeignKey(
+        Season, verbose_name=_("season"), on_delete=models.PROTECT, related_name="standings"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="season_standings",
+    )
+    score_start = models.BigIntegerField(_("score at the start"))
+    score = models.BigIntegerField(_("score"))
+    score_peak = models.BigIntegerField(_("highest score"))
+    peak_title = models.ForeignKey(
+        "accounts.Title",
+        verbose_name=_("highest title"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    hands = models.PositiveIntegerField(_("hands"), default=0)
+
+    class Meta:
+        verbose_name = _("season standing")
+        verbose_name_plural = _("season standings")
+        constraints = [
+            models.UniqueConstraint(fields=["season", "user"], name="seasonstanding_once"),
+        ]
+        indexes = [models.Index(fields=["season", "-score"], name="seasonstanding_board")]

@@ -19,27 +19,41 @@ from games.reads.selectors import hands_readable
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    board = request.GET.get("board", "score")
+    """Boards by score (the title ladder's), beans won or skill rating; per variant; over a
+    period or a season. ``by`` names the board (``board``, its older name, still works)."""
+    board = request.GET.get("by") or request.GET.get("board") or "score"
     variant = request.GET.get("variant", "")
     if variant not in VARIANT_LABELS:
         variant = ""
     days_raw = request.GET.get("days", "7")
     days = int(days_raw) if days_raw in ("7", "30") else None
-    if board == "beans":
-        rows = selectors.leaderboard_beans(days=days, variant=variant or None)
+    seasons = selectors.seasons_begun()
+    season = next((s for s in seasons if str(s.pk) == request.GET.get("season")), None)
+    if board == "rating":
+        variant = variant or next(iter(VARIANT_LABELS))  # ratings are per variant
+        rows = selectors.leaderboard_rating(variant_key=variant, season=season)
+    elif board == "beans":
+        rows = selectors.leaderboard_beans(days=days, variant=variant or None, season=season)
     else:
         board = "score"
-        rows = (
-            selectors.leaderboard_score()
-            if not variant
-            else selectors.leaderboard_beans(days=None, variant=variant, metric="score")
-        )
+        if variant:
+            rows = selectors.leaderboard_beans(
+                days=None, variant=variant, metric="score", season=season
+            )
+        elif season is not None:
+            rows = selectors.leaderboard_season_score(season=season)
+        else:
+            rows = selectors.leaderboard_score()
     context = {
         "board": board,
         "variant": variant,
         "days": days,
         "rows": rows,
         "variants": [(key, label) for key, label in VARIANT_LABELS.items()],
+        "seasons": seasons,
+        "season": season,
+        "running": selectors.season_running(),
+        "active_days": settings.DDZ_RATING_ACTIVE_DAYS,
     }
     template = "club/leaderboard.html"
     if getattr(request, "htmx", False):
@@ -66,6 +80,9 @@ def player_profile(request: HttpRequest, username: str) -> HttpResponse:
             "readable": hands_readable(hand_ids=linked, user=request.user),
             "labels": VARIANT_LABELS,
             "suspended": selectors.user_suspension(user=player) is not None,
+            "ratings": selectors.profile_ratings(user=player),
+            "season": selectors.profile_season(user=player),
+            "badges": selectors.profile_badges(user=player),
         },
     )
 

@@ -1,4 +1,5 @@
-"""Rows that may be added and never changed: the bean ledger and the hands' action logs.
+"""Rows that may be added and never changed: the bean ledger, the hands' action logs, the
+rated hands' sequence and the season resets.
 
 The model and its queryset refuse updates and deletes here; a database trigger on each table
 (see the apps' migrations) refuses them for raw SQL too.
@@ -17,6 +18,8 @@ from django.db import models
 TRIGGER_MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("accounts_beanentry", "accounts.migrations.0002_ledger_append_only_triggers"),
     ("games_handaction", "games.migrations.0003_handaction_append_only_triggers"),
+    ("club_ratedhand", "club.migrations.0003_rating_and_season_append_only_triggers"),
+    ("club_seasonreset", "club.migrations.0003_rating_and_season_append_only_triggers"),
 )
 
 

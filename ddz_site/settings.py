@@ -238,6 +238,11 @@ DDZ_FAIRPLAY_FLOW_MIN_BEANS = env_int("DDZ_FAIRPLAY_FLOW_MIN_BEANS", 5_000)
 DDZ_FAIRPLAY_FLOW_SHARE = float(os.environ.get("DDZ_FAIRPLAY_FLOW_SHARE", "0.8"))
 DDZ_FAIRPLAY_ABANDON_MIN_HANDS = env_int("DDZ_FAIRPLAY_ABANDON_MIN_HANDS", 10)
 DDZ_FAIRPLAY_ABANDON_SHARE = float(os.environ.get("DDZ_FAIRPLAY_ABANDON_SHARE", "0.25"))
+# Competition (issue #27): the rating boards list players with a rated hand in the last
+# DDZ_RATING_ACTIVE_DAYS days; a season's soft reset keeps DDZ_SEASON_CARRY_PERCENT of each
+# score's height above the title ladder's base.
+DDZ_RATING_ACTIVE_DAYS = env_int("DDZ_RATING_ACTIVE_DAYS", 30)
+DDZ_SEASON_CARRY_PERCENT = env_int("DDZ_SEASON_CARRY_PERCENT", 50)
 
 # Beans (RULES.md §7) and daily relief.
 DDZ_SIGNUP_GRANT = env_int("DDZ_SIGNUP_GRANT", 10_000)

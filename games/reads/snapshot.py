@@ -1,8 +1,9 @@
 """What a screen of one table state is rendered from, read once for all its audiences: the
 table, its current hand and state, the seats with their users, who held each seat of the hand,
-the result's extras, the title ladder and one clock reading. A push reads one snapshot for every
-audience (a handful of queries in all, fewer when the service that committed the state hands
-over what it holds); the screen modules then read no database."""
+the result's extras, the title ladder, the players' ratings and one clock reading. A push
+reads one snapshot for every audience (a handful of queries in all, fewer when the service
+that committed the state hands over what it holds); the screen modules then read no
+database."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from accounts.models import Title, User
 from accounts.selectors import title_ladder
 from games.engine.state import HandState
 from games.reads import selectors
+from games.table.hooks import hooks
 
 
 @dataclass
@@ -41,6 +43,8 @@ class TableSnapshot:
     before: HandState | None = None
     # the title ladder as of this read (the seat panels and the purse name each player's title)
     titles: tuple[Any, ...] = ()
+    # user id -> the club's skill rating of each seated player (games.table.hooks ratings_of)
+    ratings: dict[int, Any] = field(default_factory=dict)
     # what the screen builds once per snapshot (games/screen/context.py: the seat panels' facts
     # per language): a push renders one snapshot for every audience
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
@@ -83,6 +87,10 @@ def table_snapshot(
         departed=_departed(holders, seats),
         before=before if hand is not None else None,
         titles=title_ladder(),
+        ratings=hooks.ratings_of(
+            user_ids=[s.user_id for s in seats if s.user_id is not None],
+            variant_key=table.room.variant,
+        ),
     )
 
 

@@ -44,6 +44,7 @@ from games.services import presence
 from games.services.base import locked_table, write
 from games.table import wake
 from games.table.errors import ActionRejected
+from games.table.hooks import hooks
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +128,7 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
             presence_sweep()
             hand_apply_due_deadlines()
             services.table_fill_idle()
+            hooks.runner_round()
             due_in = next_deadline_in(now=timezone.now())
             if due_in is not None:
                 pause = max(_MIN_PAUSE_SECONDS, min(interval, due_in))

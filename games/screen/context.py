@@ -64,6 +64,7 @@ class SeatInfo:
     is_bot: bool = False
     connected: bool = True
     leaving: bool = False
+    rating: Any = None  # the club's skill rating of the player (games.table.hooks ratings_of)
 
 
 def _seat_roles(view: dict[str, Any], seat: int) -> tuple[str | None, list[str]]:
@@ -610,11 +611,13 @@ def seat_infos(snapshot: TableSnapshot) -> tuple[list[SeatInfo], int]:
     per language and snapshot: a push renders one snapshot for every audience)."""
     key = ("seat_infos", get_language())
     if key not in snapshot.memo:
-        snapshot.memo[key] = _seat_infos(snapshot.seats, snapshot.titles)
+        snapshot.memo[key] = _seat_infos(snapshot.seats, snapshot.titles, snapshot.ratings)
     return snapshot.memo[key]
 
 
-def _seat_infos(rows: Sequence[Any], titles: Sequence[Any]) -> tuple[list[SeatInfo], int]:
+def _seat_infos(
+    rows: Sequence[Any], titles: Sequence[Any], ratings: dict[int, Any]
+) -> tuple[list[SeatInfo], int]:
     infos = []
     for row in rows:
         u = row.user
@@ -634,6 +637,7 @@ def _seat_infos(rows: Sequence[Any], titles: Sequence[Any]) -> tuple[list[SeatIn
                 name=name,
                 title=title,
                 is_bot=bot,
+                rating=None if bot else ratings.get(u.pk),
                 connected=row.disconnected_at is None or bot
                 if hasattr(row, "disconnected_at")
                 else True,

@@ -2,7 +2,8 @@
 games/engine <- games <- club). The club registers its functions here when it starts
 (``club.apps.ClubConfig.ready``); games calls them. The defaults are what a table does
 without a club: every reader gets the club's default language, nobody is suspended, sockets
-have nothing more to record, and chat is refused."""
+have nothing more to record, chat is refused, no seat shows a rating, and the deadline
+runner's rounds do nothing more."""
 
 from __future__ import annotations
 
@@ -47,6 +48,11 @@ class TableHooks:
     socket_opened: Callable[..., Awaitable[None]] = _nothing
     socket_closed: Callable[..., Awaitable[None]] = _nothing
     chat: Callable[[Any, Any], Awaitable[None]] = _no_chat
+    # the skill ratings shown next to the seated players' names (read once per push):
+    # user_ids, variant_key -> {user id: an object with ``shown`` (int), ``provisional``}
+    ratings_of: Callable[..., dict[int, Any]] = lambda *, user_ids, variant_key: {}
+    # the deadline runner finished a round (the club begins the seasons that are due)
+    runner_round: Callable[[], Any] = lambda: None
 
 
 hooks = TableHooks()

@@ -22,6 +22,23 @@ def make_table(variant: str = "classic3") -> Table:
     return table
 
 
+def _finished(table: Table, seats: list[Any], *, when: datetime.datetime, **fields: Any) -> Hand:
+    """A finished hand of ``table`` with its players (None for a bot)."""
+    hand = Hand.objects.create(
+        table=table,
+        number=next(_numbers),
+        variant_key=table.room.variant,
+        seed="s",
+        commitment="c",
+        status=Hand.Status.FINISHED,
+        finished_at=when,
+        **fields,
+    )
+    for i, user in enumerate(seats):
+        HandPlayer.objects.create(hand=hand, seat=i, user=user, is_bot=user is None)
+    return hand
+
+
 def finished_hand(
     table: Table,
     seats: list[Any],
@@ -36,17 +53,7 @@ def finished_hand(
     """A finished hand at ``table``: ``seats`` holds users (None for a bot); the landlord side
     are the seats in ``landlord``; ``beans`` per seat (winners > 0)."""
     when = when or timezone.now()
-    hand = Hand.objects.create(
-        table=table,
-        number=next(_numbers),
-        variant_key=table.room.variant,
-        seed="s",
-        commitment="c",
-        status=Hand.Status.FINISHED,
-        finished_at=when,
-    )
-    for i, user in enumerate(seats):
-        HandPlayer.objects.create(hand=hand, seat=i, user=user, is_bot=user is None)
+    hand = _finished(table, seats, when=when)
     landlord_won = beans[landlord[0]] > 0
     for i, user in enumerate(seats):
         if user is None:
@@ -77,6 +84,63 @@ def finished_hand(
             payload={"act": "autoplay", "value": True},
             source="autoplay",
         )
+    return hand
+
+
+def settled_hand(
+    table: Table,
+    seats: list[Any],
+    *,
+    landlord: list[int],
+    landlord_won: bool,
+    undecided: tuple[int, ...] = (),
+    self_autoplay: tuple[int, ...] = (),
+    when: datetime.datetime | None = None,
+) -> Hand:
+    """A finished hand with the result JSON a played one has (sides, winner, beans, scores)
+    and an action log: every human seat made a play himself, except those in ``undecided``
+    (the server timed them out and played them, 托管) and those in ``self_autoplay`` (who
+    handed the seat to 托管 themselves first). Nothing of it is recorded by the club yet."""
+    n = len(seats)
+    won = 1 if landlord_won else -1
+    beans = [won * (10 if i in landlord else -10) for i in range(n)]
+    hand = _finished(
+        table,
+        seats,
+        when=when or timezone.now(),
+        settled=True,
+        result={
+            "summary": {
+                "teams": {
+                    "landlord": landlord,
+                    "farmer": [i for i in range(n) if i not in landlord],
+                },
+                "winner_side": "landlord" if landlord_won else "farmer",
+                "multiplier": 1,
+            },
+            "beans": beans,
+            "scores": [b // 10 for b in beans],
+            "players": [u.pk if u is not None else None for u in seats],
+        },
+    )
+    seq = itertools.count(1)
+    for i, user in enumerate(seats):
+        if user is None:
+            source, payload = "bot", {"act": "pass"}
+        elif i in undecided:
+            HandAction.objects.create(
+                hand=hand, seq=next(seq), seat=i, payload={"act": "timeout"}, source="timeout"
+            )
+            source, payload = "autoplay", {"act": "pass"}
+        elif i in self_autoplay:
+            HandAction.objects.create(
+                hand=hand, seq=next(seq), seat=i, source="human",
+                payload={"act": "autoplay", "value": True},
+            )  # fmt: skip
+            source, payload = "autoplay", {"act": "pass"}
+        else:
+            source, payload = "human", {"act": "pass"}
+        HandAction.objects.create(hand=hand, seq=next(seq), seat=i, payload=payload, source=source)
     return hand
 
 
