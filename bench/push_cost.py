@@ -87,9 +87,6 @@ def main() -> None:
     import games
     from games import services
     from games.engine.hand import waiting_seats
-    from games.push import send
-    from games.reads.selectors import hand_state
-    from games.screen import render_cache
     from tests.games.table_helpers import (
         active_hand,
         client_action,
@@ -113,8 +110,6 @@ def main() -> None:
         return template_render(self, context)
 
     template_base.Template.render = counted
-    pushes: list[list] = []
-    send.send_frames = pushes.append  # keep the frames; no channel layer in this bench
     room = make_room(args.variant)
     humans = [make_player() for _ in range(5)]
     table = seated_table(room, humans)
