@@ -13,12 +13,16 @@ Checks:
   * every settled hand's entries (players and house) sum to zero, the house's rows match the
     settlement's ``house``, each player's rows match the settlement's recorded delta;
   * no hand settled twice: one entry per (hand, account, reason), no hand entries without a
-    settlement, and every finished hand with a result has exactly its one settlement.
+    settlement, and every finished hand with a result has exactly its one settlement;
+  * every event's entries (``event_ref``: fees, refunds, prizes and the house's counter-rows)
+    sum to zero;
+  * the checks other apps register (``register_check``: an event's settlement against its rows).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.apps import apps
@@ -30,7 +34,7 @@ from accounts.models import BeanEntry, HandSettlement, User
 @dataclass(frozen=True)
 class Finding:
     kind: str  # balance | balance_after | negative | bot | house | hand_sum | hand_house |
-    #            hand_player | duplicate | orphan | unsettled
+    #            hand_player | duplicate | orphan | unsettled | event_sum | event_*
     message: str
 
     def __str__(self) -> str:
@@ -192,11 +196,37 @@ def _check_finished_hands(findings: list[Finding], settled_refs: set[str]) -> No
             )
 
 
+def _check_events(findings: list[Finding]) -> None:
+    rows = (
+        BeanEntry.objects.filter(event_ref__isnull=False)
+        .values("event_ref")
+        .annotate(total=Sum("delta"))
+        .exclude(total=0)
+        .order_by("event_ref")
+    )
+    for row in rows:
+        findings.append(
+            Finding("event_sum", f"{row['event_ref']}: entries sum to {row['total']:+d}, not zero")
+        )
+
+
+# other apps' checks (read-only), each returning its findings
+_checks: list[Callable[[], list[Finding]]] = []
+
+
+def register_check(check: Callable[[], list[Finding]]) -> None:
+    if check not in _checks:
+        _checks.append(check)
+
+
 def audit_beans() -> AuditReport:
     """Every finding of the ledger as it stands (read-only)."""
     findings: list[Finding] = []
     players, entries = _walk_players(findings)
     settlements = _check_hands(findings)
+    _check_events(findings)
+    for check in _checks:
+        findings.extend(check())
     return AuditReport(
         findings=tuple(findings), players=players, entries=entries, settlements=settlements
     )

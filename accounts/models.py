@@ -53,6 +53,10 @@ class BeanEntry(AppendOnlyModel):
         RAKE = "rake", _("Rake")
         OPERATOR_ADJUSTMENT = "operator_adjustment", _("Operator adjustment")
         DAILY_RELIEF = "daily_relief", _("Daily relief")
+        # an event's entry fee (held by the house), its refund, a prize from its pool
+        EVENT_FEE = "event_fee", _("Event entry fee")
+        EVENT_REFUND = "event_refund", _("Event fee refund")
+        EVENT_PRIZE = "event_prize", _("Event prize")
 
     user = models.ForeignKey(
         "accounts.User",
@@ -77,6 +81,8 @@ class BeanEntry(AppendOnlyModel):
         blank=True,
         related_name="+",
     )
+    # An event's movements (``event:<id>``): each player row has its house counter-row.
+    event_ref = models.CharField(_("event"), max_length=64, null=True, blank=True, db_index=True)
     # The club-local day of a daily relief claim; one claim per player and day.
     relief_day = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
@@ -99,6 +105,11 @@ class BeanEntry(AppendOnlyModel):
                 fields=["hand_ref", "user", "reason"],
                 condition=Q(hand_ref__isnull=False, user__isnull=False),
                 name="beanentry_once_per_hand_user_reason",
+            ),
+            models.UniqueConstraint(
+                fields=["event_ref", "user"],
+                condition=Q(reason="event_prize", user__isnull=False),
+                name="beanentry_one_prize_per_event_user",
             ),
             models.UniqueConstraint(
                 fields=["user", "relief_day"],

@@ -53,6 +53,7 @@ def _post(
     note: str = "",
     actor: User | None = None,
     relief_day: datetime.date | None = None,
+    event_ref: str | None = None,
 ) -> BeanEntry:
     """Append one entry for a locked user and move his cached balance."""
     if user.is_bot:
@@ -70,6 +71,7 @@ def _post(
         note=note,
         actor=actor,
         relief_day=relief_day,
+        event_ref=event_ref,
     )
     User.objects.filter(pk=user.pk).update(beans=balance)
     user.beans = balance
@@ -130,6 +132,29 @@ def beans_claim_relief(*, user: User, today: datetime.date | None = None) -> Bea
             )
     except IntegrityError as error:  # a concurrent claim won the unique constraint
         raise ReliefAlreadyClaimed("relief already claimed today") from error
+    user.beans = locked.beans
+    return entry
+
+
+# the house's side of an event movement: it holds the fees until the event is settled
+_EVENT_REASONS = (Reason.EVENT_FEE, Reason.EVENT_REFUND, Reason.EVENT_PRIZE)
+
+
+def beans_event_move(
+    *, user: User, delta: int, reason: str, event_ref: str, note: str = ""
+) -> BeanEntry:
+    """Move beans between a player and the house for an event: his fee (negative), its refund
+    or a prize (positive). One player row and its house counter-row under ``event_ref``, so an
+    event's rows always sum to zero; the house's rows of an event sum to what it keeps (its
+    cut once the event is settled). Must run inside the caller's transaction (it locks the
+    player's row)."""
+    if reason not in _EVENT_REASONS:
+        raise BeansError(f"{reason} is not an event movement")
+    if (reason == Reason.EVENT_FEE) != (delta < 0):
+        raise BeansError("a fee takes beans, a refund or a prize gives them")
+    locked = _lock_users([user.pk])[user.pk]
+    entry = _post(user=locked, delta=delta, reason=reason, note=note, event_ref=event_ref)
+    BeanEntry.objects.create(user=None, delta=-delta, reason=reason, event_ref=event_ref, note=note)
     user.beans = locked.beans
     return entry
 

@@ -135,7 +135,7 @@ def _player(
     from games.models import Hand, Seat
     from games.reads.selectors import hand_state
     from games.table.errors import ActionRejected
-    from tests.games.table_helpers import client_action
+    from tests.support.tables import client_action
 
     seat = Seat.objects.get(table_id=table_id, user=user).index
     try:

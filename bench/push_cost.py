@@ -87,7 +87,7 @@ def main() -> None:
     import games
     from games import services
     from games.engine.hand import waiting_seats
-    from tests.games.table_helpers import (
+    from tests.support.tables import (
         active_hand,
         client_action,
         make_player,
@@ -165,9 +165,9 @@ def main() -> None:
         deliver.deliver = timed(deliver.deliver)
         send.send_frames = sent
     except ImportError:  # an older tree: the push after commit in games/broadcast.py
-        from games.selectors import hand_state  # type: ignore[no-redef]
-
-        from games import broadcast, render_cache  # type: ignore[no-redef]
+        from games import render_cache  # type: ignore[no-redef]
+        from games.push import broadcast
+        from games.reads.selectors import hand_state  # type: ignore[no-redef]
 
         def push_frames(table_id: int, *, known: Any = None, only_seats: Any = None) -> None:
             sent(broadcast.audience_frames(table_id, known=known, only_seats=only_seats))

@@ -90,7 +90,7 @@ def tables_to_watch(*, limit: int = 30) -> list[Any]:
     """Tables with a hand in play, busiest rooms first, for the lobby's Watch list."""
     from games.models import Table
 
-    qs = Table.objects.filter(status=Table.Status.PLAYING, room__is_active=True)
+    qs = Table.objects.filter(status=Table.Status.PLAYING, room__is_active=True, managed=False)
     if any(f.name == "is_private" for f in Table._meta.get_fields()):
         qs = qs.filter(is_private=False)
     return list(qs.select_related("room").order_by("room__name", "-changed_at")[:limit])

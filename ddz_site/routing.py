@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
+from competitions.consumers import EventConsumer
 from games.live.consumers import TableConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),  # type: ignore[arg-type]
+    path("ws/events/<int:event_id>/", EventConsumer.as_asgi()),  # type: ignore[arg-type]
 ]

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "club",
+    "competitions",
 ]
 
 MIDDLEWARE = [
@@ -144,8 +145,11 @@ if REDIS_URL:
                 # (STACK.md)
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
                 # Redis's pub/sub channels belong to no database: the database's number in
-                # the names keeps apart the sites (and test runs) that share one Redis
-                "prefix": f"asgi{urlparse(REDIS_URL).path.strip('/') or '0'}",
+                # the names keeps apart the sites (and test runs) that share one Redis, and
+                # so does the worker's name in a parallel test run (pytest-xdist sets it, and
+                # the servers a worker starts inherit it)
+                "prefix": f"asgi{urlparse(REDIS_URL).path.strip('/') or '0'}"
+                + os.environ.get("PYTEST_XDIST_WORKER", ""),
             },
         }
     }

@@ -20,4 +20,5 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("games.urls")),
     path("", include("club.urls")),
+    path("", include("competitions.urls")),
 ]

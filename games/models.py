@@ -229,6 +229,9 @@ class Table(models.Model):
     # "bid_seconds": n, "coefficient": n}. A hand snapshots them when dealt (Hand.options,
     # Hand.stakes, Hand.turn_seconds/bid_seconds), so a change never touches a hand in play.
     settings = models.JSONField(_("table settings"), default=dict, blank=True)
+    # Opened by another app for one hand (games.services.table_deal_for): nobody joins it and
+    # the lobby does not list it, its hand moves no beans, its seats are freed when it ends.
+    managed = models.BooleanField(_("managed"), default=False)
 
     class Meta:
         verbose_name = _("table")

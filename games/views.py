@@ -38,6 +38,7 @@ from games.screen import context, labels, regions
 from games.services import private
 from games.table import invites
 from games.table.errors import ActionRejected
+from games.table.hooks import hooks
 from games.table.options import OPTION_HELP, option_label, value_label
 
 
@@ -115,7 +116,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
         )
     for room in rooms:
         room.open_tables = by_room.get(room.pk, [])[:6]  # type: ignore[attr-defined]
-    return render(request, "games/lobby.html", {"rooms": rooms, "my_tables": my_tables})
+    banner = hooks.lobby_banner(user=request.user)
+    return render(
+        request, "games/lobby.html", {"rooms": rooms, "my_tables": my_tables, "banner": banner}
+    )
 
 
 @login_required
@@ -144,6 +148,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     ctx["oob"] = False
     ctx["seated"] = _seat is not None
     ctx["regions"] = regions.page_regions(snapshot=snapshot, own=ctx, request=request)
+    ctx["banner"] = hooks.table_banner(table=table, user=request.user)
     return render(request, "games/table.html", ctx)
 
 

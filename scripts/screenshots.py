@@ -1,11 +1,13 @@
 """Screenshots of the table screen without playing: one hand of each variant against bots, at
-1280×800 and 390×844 (tests/games/test_screenshots_browser.py, in a throw-away club).
+1280×800 and 390×844 (tests/browser/test_screenshots.py, in a throw-away club); with ``events``,
+the event pages of a duplicate night and an arena (tests/browser/test_events.py).
 
-    .venv/bin/python scripts/screenshots.py [--out screenshots] [variant ...]
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [variant ... | events]
 
 Writes ``<variant>-<desktop|phone>-<n>-<moment>.png`` to ``--out`` (default ``screenshots/``,
 ignored by git): the first decision, the first turn to play, a turn later in the hand, and the
-result. Needs Chromium (``/usr/bin/chromium``) and Playwright (requirements-dev.txt).
+result; and ``event-*.png``. Needs Chromium (``/usr/bin/chromium``) and Playwright
+(requirements-dev.txt).
 """
 
 from __future__ import annotations
@@ -18,35 +20,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ("qq5", "new5", "classic3", "fenzhou5")
+EVENTS = "events"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("variants", nargs="*", help=f"some of {', '.join(VARIANTS)} (all)")
+    parser.add_argument(
+        "variants", nargs="*", help=f"some of {', '.join(VARIANTS)}, or {EVENTS} (all)"
+    )
     parser.add_argument("--out", default="screenshots", help="folder for the pictures")
     options = parser.parse_args()
-    unknown = set(options.variants) - set(VARIANTS)
+    unknown = set(options.variants) - {*VARIANTS, EVENTS}
     if unknown:
         parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
     out = Path(options.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-m",
-        "browser",
-        "-p",
-        "no:asyncio",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "tests/games/test_screenshots_browser.py",
-    ]
-    if options.variants:
-        command += ["-k", " or ".join(options.variants)]
+    pytest = [sys.executable, "-m", "pytest", "-m", "browser", "-p", "no:asyncio"]
+    pytest += ["-p", "no:cacheprovider", "-q"]
+    variants = [v for v in options.variants if v != EVENTS]
+    runs = []
+    if variants or not options.variants:
+        tables = [*pytest, "tests/browser/test_screenshots.py"]
+        runs.append(tables + (["-k", " or ".join(variants)] if variants else []))
+    if EVENTS in options.variants or not options.variants:
+        runs.append([*pytest, "tests/browser/test_events.py"])
     env = {**os.environ, "BROWSER_ARTIFACTS": str(out)}
-    status = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+    status = 0
+    for command in runs:
+        status = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode or status
     for path in sorted(out.glob("*.png")):
         print(path)
     return status

@@ -1,10 +1,20 @@
-"""Shared fixtures for the Django-side tests."""
+"""Fixtures shared by the Django-side tests.
+
+``live_db``: a transactional database for tests whose code runs in other threads (channels'
+``database_sync_to_async``, deadline claimers). SQLite flushes a transactional test with
+DELETE, which the append-only triggers of the ledger and the hand log refuse; the fixture drops
+them just before pytest-django's flush and every database test that needs them (re)creates them
+(``append_only_triggers``). PostgreSQL flushes with TRUNCATE, which row triggers do not see.
+"""
 
 from __future__ import annotations
 
+import copy
 import itertools
 
 import pytest
+
+from tests.support.tables import ensure_triggers
 
 _names = itertools.count(1)
 
@@ -57,3 +67,22 @@ def pytest_configure(config):
     # The browser run disables pytest-asyncio (-p no:asyncio, STACK.md); keep its marker known
     # there so --strict-markers still collects the async tests (and deselects them).
     config.addinivalue_line("markers", "asyncio: run the test in an event loop (pytest-asyncio)")
+
+
+@pytest.fixture
+def append_only_triggers(db):
+    ensure_triggers()
+
+
+@pytest.fixture
+def live_db(transactional_db):
+    """A transactional database (data committed, visible to other threads)."""
+    ensure_triggers()
+
+
+@pytest.fixture
+def fresh_layer(settings):
+    """A new channel layer for this test's event loop (same backend as configured)."""
+    settings.CHANNEL_LAYERS = copy.deepcopy(settings.CHANNEL_LAYERS)
+    yield
+    settings.CHANNEL_LAYERS = copy.deepcopy(settings.CHANNEL_LAYERS)

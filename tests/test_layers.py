@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("accounts", "club", "ddz_site", "games")
+PACKAGES = ("accounts", "club", "competitions", "ddz_site", "games")
 
 
 def test_the_import_contracts_are_kept():

@@ -124,7 +124,7 @@ def check_deal(variant: Variant, d: Deal) -> None:
         seat = d.face_up_seat
         if seat is None or not 0 <= seat < variant.seats or d.face_up not in d.hands[seat]:
             raise EngineError("the face-up card must be in its seat's hand")
-        if variant.key != "classic3" and d.face_up >= SJ_CODE:
+        if not variant.face_up_jokers and d.face_up >= SJ_CODE:
             raise EngineError(f"{variant.key} never turns a joker face up")
 
 
@@ -171,11 +171,10 @@ def deal(
             hands[seat].append(codes[i])
     face_up = face_seat = None
     if variant.bottom_size:
-        allow_jokers = variant.key == "classic3"
         candidates = [
             i
             for i, seat in enumerate(owner)
-            if seat is not None and (allow_jokers or codes[i] < 52)
+            if seat is not None and (variant.face_up_jokers or codes[i] < SJ_CODE)
         ]
         pick = _rng(seed, "face_up").choice(candidates)
         face_up, face_seat = codes[pick], owner[pick]

@@ -71,6 +71,10 @@ class Variant:
     landlord_hand_size: ClassVar[int]  # the landlord's count once the bottom (or remainder) is his
     # Each option maps to its allowed values; the first one is the spec's default.
     option_choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+    # The face-up card may be a joker (classic3 turns up any of the dealt cards; RULES.md §5.1).
+    face_up_jokers: ClassVar[bool] = False
+    # 积分 moves by units × base score B (qq5, RULES.md §3.6); elsewhere the units leave B out.
+    score_by_base: ClassVar[bool] = False
 
     # ---- combination rules (instance-overridable by _configure) -------------------------
     # Sequence positions of each rank allowed in a straight, pair chain or plane body.
@@ -205,6 +209,7 @@ class QQ5(Variant):
 
     key = "qq5"
     name = "五人斗地主"
+    score_by_base = True
     seats = 5
     decks = 2
     hand_size = 21
@@ -319,6 +324,7 @@ class Classic3(Variant):
     """
 
     key = "classic3"
+    face_up_jokers = True
     name = "经典斗地主"
     seats = 3
     decks = 1

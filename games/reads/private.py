@@ -17,13 +17,16 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import BeanEntry
 from games.models import Hand, HandPlayer, Seat, Table, TableSession
 from games.reads import selectors
+from games.table.hooks import hooks
 from games.table.invites import code_matches
 from games.table.stakes import table_seconds, table_stakes
 
 
 def may_watch(table: Table, user: Any, codes: Any = ()) -> bool:
     """May ``user`` see ``table``'s screen? Public tables: anyone. Private: the host and the
-    seated, and code holders when the host lets spectators watch."""
+    seated, and code holders when the host lets spectators watch; never while a hook hides it."""
+    if not hooks.may_watch(table=table, user=user):
+        return False
     if not table.is_private:
         return True
     if user is None or not getattr(user, "is_authenticated", False):

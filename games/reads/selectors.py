@@ -234,7 +234,7 @@ def table_list_open(*, room: Room | None = None) -> QuerySet[Table]:
     )
     if room is not None:
         qs = qs.filter(room=room)
-    return qs.filter(room__is_active=True).order_by("status", "-seated", "id")
+    return qs.filter(room__is_active=True, managed=False).order_by("status", "-seated", "id")
 
 
 def table_list_joinable(*, room: Room) -> QuerySet[Table]:
@@ -280,7 +280,8 @@ def user_hands(*, user: Any) -> QuerySet[Hand]:
 
 def hands_readable(*, hand_ids: Iterable[int], user: Any) -> set[int]:
     """Which of these hands' pages, records and verify pages ``user`` may open: a public
-    table's hands are everyone's; a private table's only its players' and the staff's."""
+    table's hands are everyone's; a private table's only its players' and the staff's; none
+    while a hook hides it (games.hooks)."""
     ids = set(hand_ids)
     hands = Hand.objects.filter(pk__in=ids)
     if not getattr(user, "is_staff", False):
@@ -288,4 +289,5 @@ def hands_readable(*, hand_ids: Iterable[int], user: Any) -> set[int]:
         if getattr(user, "is_authenticated", False):
             readable |= Q(players__user_id=user.pk)
         hands = hands.filter(readable)
-    return set(hands.values_list("pk", flat=True).distinct())
+    readable = set(hands.values_list("pk", flat=True).distinct())
+    return readable - hooks.hidden_hands(hand_ids=readable, user=user) if readable else readable

@@ -10,8 +10,8 @@ second application impossible anyway.
 
 The same loop expires the socket leases of processes that stopped or died
 (games.services.presence), so their users' grace starts, and seats house bots at waiting
-tables whose players have waited
-``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``).
+tables whose players have waited ``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``), and
+does the work other apps hand it (``hooks.due_work``: starting and ending what they scheduled).
 
 Bots reply here too: a hand that awaits a bot is due after the room's ``bot_delay_ms``. The
 bot's move is decided before the table is locked (``services.hand_decide_bots``, a search of up
@@ -129,9 +129,12 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
             hand_apply_due_deadlines()
             services.table_fill_idle()
             hooks.runner_round()
-            due_in = next_deadline_in(now=timezone.now())
-            if due_in is not None:
-                pause = max(_MIN_PAUSE_SECONDS, min(interval, due_in))
+            now = timezone.now()
+            dues = [
+                d for d in (next_deadline_in(now=now), hooks.due_work(now=now)) if d is not None
+            ]
+            if dues:
+                pause = max(_MIN_PAUSE_SECONDS, min(interval, *dues))
         except Exception:
             logger.exception("deadline runner iteration failed")
         finally:

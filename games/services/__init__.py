@@ -21,6 +21,7 @@ from games.services.hands import (
     hand_start,
     hand_submit_action,
     seat_set_autoplay,
+    table_deal_for,
 )
 from games.services.seating import (
     Presence,
@@ -68,6 +69,7 @@ __all__ = [
     "seat_set_autoplay",
     "table_add_bot",
     "table_create",
+    "table_deal_for",
     "table_expire_leases",
     "table_fill_idle",
     "table_fill_with_bots",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -23,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games.engine.beans import round_half_up
+from games.engine.beans import RoomStakes, round_half_up
 from games.engine.bot import bot_action
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
 from games.engine.errors import EngineError
@@ -48,18 +49,20 @@ from games.engine.state import (
     HandState,
 )
 from games.engine.variants import find_variant
-from games.models import Hand, HandAction, HandPlayer, Seat, Table, TableSession
+from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
 from games.push import outbox
 from games.push.outbox import notify
 from games.reads import selectors
 from games.services import presence
 from games.services.base import (
     bump,
+    create_seats,
     lock_between_hands,
     lock_table_for_move,
     next_version,
     put_bot,
     require_user,
+    seat_moves,
     vacate,
     write,
 )
@@ -161,6 +164,31 @@ def _stand_up_before_deal(
     return ActionRejected.of(ErrorCode.SEATS_NOT_FILLED)
 
 
+def table_deal_for(*, room: Room, players: Sequence[User | None], seed: str | None = None) -> Hand:
+    """Open a managed table in ``room`` with ``players`` on seats 0.. (None: a house bot) and
+    deal its one hand at once; from ``seed`` when given, so that every table given it plays the
+    same deal under the same commitment. Nobody else sits at a managed table, its hand moves no
+    beans and is never dealt again, and its seats are freed when the hand ends (CONFLICT when a
+    player holds a seat elsewhere in the room)."""
+    variant = find_variant(room.variant, **(room.options or {}))
+    if len(players) != variant.seats:
+        raise ValueError(f"{variant.key} seats {variant.seats} players")
+    now = timezone.now()
+    with write():
+        table = Table.objects.create(room=room, managed=True, changed_at=now)
+        create_seats(table, variant.seats)
+        for seat, user in zip(selectors.table_seats(table=table), players, strict=True):
+            seat_moves(seat, life.Event.SIT if user is not None else life.Event.ADD_BOT)
+            if user is None:
+                put_bot(seat)
+            else:
+                seat.user = user
+                seat.save(update_fields=["user"])
+        hand = _deal_hand(table, selectors.table_seats(table=table), now=now, seed=seed)
+        bump(table)
+    return hand
+
+
 def _deal_hand(
     table: Table,
     seats: list[Seat],
@@ -168,6 +196,7 @@ def _deal_hand(
     now: datetime.datetime,
     redeals: int = 0,
     redeal_of: Hand | None = None,
+    seed: str | None = None,
 ) -> Hand:
     """Deal, store and play the automatic opening of a new hand (inside the table lock);
     ``redeal_of``: the deal everyone passed, which this one deals again as the same hand."""
@@ -177,7 +206,7 @@ def _deal_hand(
     if previous is not None and previous.result:
         previous_landlord = previous.result.get("landlord")
     number = redeal_of.number if redeal_of is not None else table.hand_number + 1
-    seed = new_seed()
+    seed = seed or new_seed()
     dealt = deal(
         variant,
         seed,
@@ -734,9 +763,9 @@ def apply_deadline(
 
 
 def _score_moves(state: HandState, units: tuple[Fraction, ...]) -> list[int]:
-    """积分 per seat (RULES.md §7.4): the units rounded half-up; qq5 moves by X = units × B
-    (§3.6), the only variant whose units leave the base score out of the score."""
-    base = state.stakes.base_score if state.variant.key == "qq5" else 1
+    """积分 per seat (RULES.md §7.4): the units rounded half-up, times the base score B where
+    the variant scores by it (qq5, §3.6: X = units × B)."""
+    base = state.stakes.base_score if state.variant.score_by_base else 1
     return [round_half_up(Fraction(u) * base) for u in units]
 
 
@@ -767,13 +796,16 @@ def _finish_hand(
     if state.result is not None:
         before = [(u.score if u is not None else None) for u in users]
         titles_before = [_title_id(s) for s in before]
+        # a managed table's hand is settled as moving nothing: no beans, no score
+        staked = not table.managed
+        nothing = [0] * len(users)
         settlement = beans_settle_hand(
             hand_ref=str(hand.pk),
-            units=state.result.units,
-            stakes=state.stakes,
+            units=state.result.units if staked else nothing,
+            stakes=state.stakes if staked else RoomStakes(),
             seats=users,
             tie_order=tie_order(state),
-            scores=_score_moves(state, state.result.units),
+            scores=_score_moves(state, state.result.units) if staked else nothing,
         )
         after = [
             User.objects.filter(pk=u.pk).values_list("score", flat=True).first()
@@ -807,7 +839,7 @@ def _finish_hand(
     hand.settled = True
     hand.save(update_fields=["status", "finished_at", "deadline_at", "result", "settled"])
     seats = selectors.table_seats(table=table)
-    regroup = table.room.regroup_between_hands and state.phase != PHASE_REDEAL
+    regroup = table.managed or (table.room.regroup_between_hands and state.phase != PHASE_REDEAL)
     for seat in seats:
         if seat.sit_out_after_hand or (regroup and not seat.is_empty):
             vacate(seat)
@@ -816,7 +848,7 @@ def _finish_hand(
             seat.save(update_fields=["autoplay"])
     table.status = Table.Status.WAITING
     Table.objects.filter(pk=table.pk).update(status=table.status)
-    if state.phase == PHASE_REDEAL and redeals < _MAX_REDEALS:
+    if state.phase == PHASE_REDEAL and redeals < _MAX_REDEALS and not table.managed:
         seats = selectors.table_seats(table=table)
         if any(s.is_empty for s in seats):
             return

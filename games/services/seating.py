@@ -95,6 +95,8 @@ def table_join(
             return mine
         if not table.room.is_active:
             raise ActionRejected.of(ErrorCode.ROOM_CLOSED)
+        if table.managed:
+            raise ActionRejected.of(ErrorCode.TABLE_LOCKED)
         if not hooks.user_may_sit(user=user):
             raise ActionRejected.of(ErrorCode.SUSPENDED)
         _check_not_seated_elsewhere(table.room_id, user)

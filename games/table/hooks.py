@@ -2,8 +2,8 @@
 games/engine <- games <- club). The club registers its functions here when it starts
 (``club.apps.ClubConfig.ready``); games calls them. The defaults are what a table does
 without a club: every reader gets the club's default language, nobody is suspended, sockets
-have nothing more to record, chat is refused, no seat shows a rating, and the deadline
-runner's rounds do nothing more."""
+have nothing more to record, chat is refused, no seat shows a rating, every table may be
+watched and every hand read, and the deadline runner's rounds do nothing more."""
 
 from __future__ import annotations
 
@@ -53,6 +53,15 @@ class TableHooks:
     ratings_of: Callable[..., dict[int, Any]] = lambda *, user_ids, variant_key: {}
     # the deadline runner finished a round (the club begins the seasons that are due)
     runner_round: Callable[[], Any] = lambda: None
+    # may this user watch the table now? (an app may hide a table for a while)
+    may_watch: Callable[..., bool] = lambda *, table, user: True
+    # which of these hands' records, replays and verify pages the user may not open yet
+    hidden_hands: Callable[..., set[int]] = lambda *, hand_ids, user: set()
+    # HTML shown above a table's screen, and in the lobby
+    table_banner: Callable[..., str] = lambda *, table, user: ""
+    lobby_banner: Callable[..., str] = lambda *, user: ""
+    # the deadline runner's other work: do what is due, return seconds until more is (or None)
+    due_work: Callable[..., float | None] = lambda *, now: None
 
 
 hooks = TableHooks()

@@ -22,8 +22,7 @@ from accounts.services import beans_settle_hand
 from ddz_site.append_only import trigger_sql
 from games.engine.beans import RoomStakes
 from games.models import Hand
-from tests.games.table_helpers import (
-    append_only_triggers,  # noqa: F401
+from tests.support.tables import (
     make_player,
     make_room,
     play_to_end,

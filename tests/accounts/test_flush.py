@@ -9,7 +9,7 @@ from django.db import connection
 from accounts.models import BeanEntry
 from games import services
 from games.models import HandAction
-from tests.games.table_helpers import make_player, make_room, play_to_end, seated_table
+from tests.support.tables import make_player, make_room, play_to_end, seated_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

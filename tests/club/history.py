@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from club.models import HandOutcome
 from games.models import Hand, HandAction, HandPlayer, Seat, Table
-from tests.games.table_helpers import make_room
+from tests.support.tables import make_room
 
 _numbers = itertools.count(1)
 

@@ -10,11 +10,9 @@ from django.utils import translation
 
 from club.models import ChatMessage
 from club.services import ChatRefused, chat_send, player_settings_update
-from tests.games.table_helpers import (
+from tests.support.tables import (
     Socket,
     drain,
-    fresh_layer,  # noqa: F401
-    live_db,  # noqa: F401
     make_player,
     make_room,
     seated_table,

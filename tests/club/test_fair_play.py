@@ -16,7 +16,7 @@ from games import services as game_services
 from games.models import Seat
 from games.table.errors import ActionRejected, ErrorCode
 from tests.club.history import finished_hand, make_table
-from tests.games.table_helpers import make_player, make_room
+from tests.support.tables import make_player, make_room
 
 pytestmark = pytest.mark.django_db
 

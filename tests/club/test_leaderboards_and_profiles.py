@@ -13,7 +13,7 @@ from accounts.models import BeanEntry, User
 from club import selectors
 from club.models import HandOutcome, PlayerSettings
 from tests.club.history import finished_hand, make_table
-from tests.games.table_helpers import make_player, make_room, play_to_end, seated_table
+from tests.support.tables import make_player, make_room, play_to_end, seated_table
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from club import services
 from club.models import ConnectionRecord, SpectatorPresence
-from tests.games.table_helpers import make_player, make_room, seated_table
+from tests.support.tables import make_player, make_room, seated_table
 
 pytestmark = pytest.mark.django_db
 

@@ -21,13 +21,7 @@ from club.models import HandOutcome, RatedHand, Rating, RatingChange
 from games import services as game_services
 from games.models import Hand
 from tests.club.history import make_table, settled_hand
-from tests.games.table_helpers import (
-    make_player,
-    make_room,
-    play_to_end,
-    push_frames,
-    seated_table,
-)
+from tests.support.tables import make_player, make_room, play_to_end, push_frames, seated_table
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from club.services import season_score_reset
 from games import services as game_services
 from games.table.hooks import hooks
 from tests.club.history import make_table, settled_hand
-from tests.games.table_helpers import make_player, make_room, play_to_end, seated_table
+from tests.support.tables import make_player, make_room, play_to_end, seated_table
 
 pytestmark = pytest.mark.django_db
 

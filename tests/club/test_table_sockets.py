@@ -13,19 +13,17 @@ from games import services
 from games.engine.hand import waiting_seats
 from games.models import HandAction
 from games.reads.selectors import hand_state
-from tests.games.table_helpers import (
+from tests.support.leaks import check_frame, views_of
+from tests.support.tables import (
     Socket,
     active_hand,
     drain,
-    fresh_layer,  # noqa: F401
-    live_db,  # noqa: F401
     make_player,
     make_room,
     play_over_sockets,
     seated_table,
     table_version,
 )
-from tests.games.test_leaks import _views, check_frame
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("live_db", "fresh_layer")]
 
@@ -51,6 +49,7 @@ async def _close(socks):
         await s.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["qq5", "new5", "classic3", "fenzhou5"])
 async def test_a_spectator_never_sees_a_hidden_card_over_a_whole_hand(variant):
     """Every frame a spectator gets (table pushes, chat bubbles of players and spectators,
@@ -76,7 +75,7 @@ async def test_a_spectator_never_sees_a_hidden_card_over_a_whole_hand(variant):
                 assert 'class="club-bubble' in bubble
                 s.frames.pop()  # keep the last table frame last (its version is read)
             await watcher.expect(2)
-        views = await db(_views)(table_id, len(users))
+        views = await db(views_of)(table_id, len(users))
         for html in watcher.frames[marks["watcher"] :]:
             check_frame("watcher", html, views["watcher"])
             checked += 1

@@ -69,6 +69,7 @@ def _bots_play(state: HandState, limit: int = 3000) -> HandState:
 
 
 # --------------------------------------------------------------------------- legality
+@pytest.mark.slow
 class BotLegalityTests:
     @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
     @SETTINGS
@@ -151,6 +152,7 @@ class BotLegalityTests:
 
 
 # --------------------------------------------------------------------------- whole hands
+@pytest.mark.slow
 class BotHandTests:
     @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
     @pytest.mark.parametrize("n", range(6))
@@ -230,6 +232,7 @@ def _swap_hidden(state: HandState, seat: int, rng: random.Random) -> HandState |
     return None
 
 
+@pytest.mark.slow
 class BotInformationTests:
     @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
     @settings(
@@ -312,6 +315,7 @@ def bot_vs_autoplay(
     return wins, games
 
 
+@pytest.mark.slow
 class BotStrengthTests:
     @pytest.mark.parametrize(
         ("variant_key", "deals"), [("classic3", 40), ("qq5", 30), ("new5", 20), ("fenzhou5", 30)]

@@ -15,6 +15,8 @@ from games.engine.combos import classify
 from games.engine.variants import find_variant
 from tests.engine.reference_plays import BJ, NATURALS, SJ, reference_plays
 
+pytestmark = pytest.mark.slow
+
 CASES = [
     ("qq5", {}, False),
     ("new5", {}, False),

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from functools import cache
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine.combos import BOMB_KINDS, beats, classify, reading_to_follow, reading_to_lead
 from games.engine.variants import find_variant
 from tests.engine.reference_plays import BJ, NATURALS, SJ, reference_plays
+
+pytestmark = pytest.mark.slow
 
 VARIANT_KEYS = ("qq5", "new5", "classic3", "fenzhou5")
 

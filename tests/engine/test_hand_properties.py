@@ -9,6 +9,7 @@ import random
 from collections import Counter
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,7 @@ from tests.engine.hand_helpers import (
     play_random_hand,
 )
 
+pytestmark = pytest.mark.slow
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 stakes_strategy = st.builds(

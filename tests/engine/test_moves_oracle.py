@@ -21,6 +21,8 @@ from games.engine.combos import Combo, beats, classify, reading_to_follow, readi
 from games.engine.moves import legal_plays, play_order_key
 from games.engine.variants import find_variant
 
+pytestmark = pytest.mark.slow
+
 CASES = [
     ("qq5", {}),
     ("new5", {}),

@@ -114,6 +114,7 @@ class TestRecordExamples:
                 assert all("partner_hand" not in view_for(state, s) for s in range(5))
 
 
+@pytest.mark.slow
 def test_replay_cli_prints_every_example() -> None:
     """The CLI, one process per record (path argument) and one on stdin."""
     for name, exp in sorted(EXPECTED.items()):

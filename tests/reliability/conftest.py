@@ -23,13 +23,15 @@ SKIP_REASON = (
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marks given here
 def pytest_collection_modifyitems(config, items):
-    if LIVE:
-        return
     skip = pytest.mark.skip(reason=SKIP_REASON)
     here = os.path.dirname(__file__)
     for item in items:
-        if str(item.fspath).startswith(here) and "no_services" not in item.keywords:
+        if not str(item.fspath).startswith(here):
+            continue
+        item.add_marker(pytest.mark.slow)  # real processes, started and stopped
+        if not LIVE and "no_services" not in item.keywords:
             item.add_marker(skip)
 
 

@@ -29,6 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from games.engine.cards import format_cards
+from games.engine.hand import apply
+from games.engine.record import replay
+from games.engine.state import Action
+
 ROOT = Path(__file__).resolve().parents[2]
 DAPHNE = ROOT / ".venv" / "bin" / "daphne"
 ORIGIN = "http://localhost"
@@ -113,15 +118,20 @@ class Server:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def kill(self) -> None:
-        """kill -9 the whole process group (daphne and anything it started)."""
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Signal the whole process group (daphne and anything it started), ``kill -9``
+        unless told otherwise, and reap it; one that outlives a polite signal is killed."""
         if self.proc is None:
             return
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=30)
         self.proc = None
 
     stop = kill
@@ -274,6 +284,7 @@ class TableClient:
         self.reconnects = 0
         self.shown: int | None = None  # table version of the state on screen
         self.own: int | None = None  # version of the last full screen or own frame taken
+        self.public: int | None = None  # version of the last full screen or public frame taken
         self.screen: dict[str, str] = {}  # what the page shows, region by region
         self.dropped: list[Frame] = []  # older states overtaken by newer ones (as the page)
         self.resyncs = 0
@@ -282,7 +293,7 @@ class TableClient:
     def url(self) -> str:
         return f"{self.base_url}/ws/table/{self.table_id}/"
 
-    async def connect(self, *, timeout: float = 10.0, first_frame: bool = True) -> TableClient:
+    async def connect(self, *, timeout: float = 30.0, first_frame: bool = True) -> TableClient:
         import websockets
 
         headers = {"Cookie": f"sessionid={self.cookie}"} if self.cookie else {}
@@ -327,7 +338,7 @@ class TableClient:
 
         # the page model of the socket tests (Django's models with it: the benches that load
         # this module before Django is set up never read a socket)
-        from tests.games.table_helpers import swap_in
+        from tests.support.tables import swap_in
 
         try:
             async for message in ws:
@@ -345,6 +356,8 @@ class TableClient:
                     self.shown = version
                     if full or header.group(3) == "seat":
                         self.own = version
+                    if full or header.group(3) != "seat":
+                        self.public = version
                     swap_in(self.screen, text)  # a move's seat panels inside #table-seats
                     frame = Frame(at=frame.at, text=text, regions=dict(self.screen))
                     if header.group(4) == "1" and self.own != version:
@@ -373,7 +386,7 @@ class TableClient:
         self.sent.append((at, frame if isinstance(frame, dict) else {"raw": text}))
         return at
 
-    async def wait_for(self, predicate: Any, *, timeout: float = 10.0) -> None:
+    async def wait_for(self, predicate: Any, *, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while not predicate():
             remaining = deadline - time.monotonic()
@@ -384,6 +397,12 @@ class TableClient:
                 return
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), min(remaining, 0.5))
+
+    def caught_up(self, version: int) -> bool:
+        """The screen shows table version ``version`` or a later one whole: every socket is
+        sent each version's public frame (a seated one after his own frame of it), or a full
+        screen."""
+        return self.public is not None and self.public >= version
 
     def last_state(self) -> Frame | None:
         for frame in reversed(self.frames):
@@ -411,3 +430,37 @@ def state_after(client: TableClient, since: int) -> Frame | None:
         if frame.is_state:
             return frame
     return None
+
+
+# --------------------------------------------------------------------------- privacy
+
+_CARD = re.compile(r'data-card="([^"]+)"')
+
+
+def _cards(text: str) -> set[str]:
+    return set(_CARD.findall(text))
+
+
+def own_cards(record: dict) -> list[set[str]]:
+    """Every card each seat ever held during the hand (its deal, plus the bottom if it took it)."""
+    state = replay({**record, "actions": []})
+    held = [set(format_cards(cards).split()) for cards in state.hands]
+    for data in record["actions"]:
+        state = apply(state, Action.from_json(data))
+        for seat, cards in enumerate(state.hands):
+            held[seat] |= set(format_cards(cards).split())
+    return held
+
+
+def assert_private(tabs, spectator, hand) -> None:
+    """Seats saw only their own cards, the spectator none and no hints, nobody the seed before
+    the result."""
+    held = own_cards(hand.record)
+    for index, tab in enumerate(tabs):
+        seen = set().union(*(_cards(f.text) for f in tab.frames))
+        assert seen and seen <= held[index], f"{tab.name} was shown cards it never held"
+    assert spectator.frames and not any(_cards(f.text) for f in spectator.frames)
+    assert all('data-hints="[]"' in f.text for f in spectator.frames if f.is_state)
+    for tab in [*tabs, spectator]:
+        leaks = [f for f in tab.frames if hand.seed in f.text and "data-result" not in f.text]
+        assert not leaks, f"{tab.name} saw the seed before the result"

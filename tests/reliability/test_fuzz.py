@@ -25,7 +25,7 @@ from games.engine.hand import waiting_seats
 from games.live.intents import MAX_FRAME_CHARS
 from games.models import Hand, HandAction, Seat, Table
 from games.reads.selectors import hand_state
-from tests.games.table_helpers import (
+from tests.support.tables import (
     client_action,
     ensure_triggers,
     make_player,

@@ -14,8 +14,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import services
-from tests.games.table_helpers import ensure_triggers, make_player, make_room
 from tests.reliability.harness import ROOT, free_port, session_cookie
+from tests.support.tables import ensure_triggers, make_player, make_room
 
 pytestmark = [
     pytest.mark.asyncio,

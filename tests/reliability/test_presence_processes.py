@@ -27,8 +27,8 @@ from games import services
 from games.engine.hand import waiting_seats
 from games.models import HandAction, Seat, SocketLease
 from games.reads.selectors import hand_state
-from tests.games.table_helpers import ensure_triggers, make_player, make_room
 from tests.reliability.harness import TableClient, session_cookie
+from tests.support.tables import ensure_triggers, make_player, make_room
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(240)]
 

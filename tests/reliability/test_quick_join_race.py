@@ -13,8 +13,8 @@ from django.urls import reverse
 
 from accounts.audit import audit_beans
 from games.models import Seat, Table
-from tests.games.table_helpers import make_player, make_room
 from tests.reliability.harness import session_cookie
+from tests.support.tables import make_player, make_room
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.services, pytest.mark.timeout(300)]
 

@@ -15,9 +15,8 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from games import services
-from games.engine.cards import format_cards
-from tests.games.table_helpers import ensure_triggers, make_player, make_room
 from tests.reliability.harness import TableClient, session_cookie
+from tests.support.tables import ensure_triggers, make_player, make_room
 
 db = database_sync_to_async
 CARD = re.compile(r'data-card="([^"]+)"')
@@ -81,39 +80,6 @@ async def test_a_frame_past_daphnes_own_limit_closes_with_1009(servers):
     again = await TableClient("seat0 again", server.url, table_id, cookie).connect(timeout=30)
     assert again.last_state() is not None  # the process serves on
     await again.close()
-
-
-def _cards(text: str) -> set[str]:
-    return set(CARD.findall(text))
-
-
-def own_cards(record: dict) -> list[set[str]]:
-    """Every card each seat ever held during the hand (its deal, plus the bottom if it took it)."""
-    from games.engine.hand import apply
-    from games.engine.record import replay
-    from games.engine.state import Action
-
-    state = replay({**record, "actions": []})
-    held = [set(format_cards(cards).split()) for cards in state.hands]
-    for data in record["actions"]:
-        state = apply(state, Action.from_json(data))
-        for seat, cards in enumerate(state.hands):
-            held[seat] |= set(format_cards(cards).split())
-    return held
-
-
-def assert_private(tabs, spectator, hand) -> None:
-    """Seats saw only their own cards, the spectator none and no hints, nobody the seed before
-    the result."""
-    held = own_cards(hand.record)
-    for index, tab in enumerate(tabs):
-        seen = set().union(*(_cards(f.text) for f in tab.frames))
-        assert seen and seen <= held[index], f"{tab.name} was shown cards it never held"
-    assert spectator.frames and not any(_cards(f.text) for f in spectator.frames)
-    assert all('data-hints="[]"' in f.text for f in spectator.frames if f.is_state)
-    for tab in [*tabs, spectator]:
-        leaks = [f for f in tab.frames if hand.seed in f.text and "data-result" not in f.text]
-        assert not leaks, f"{tab.name} saw the seed before the result"
 
 
 def test_admin_refuses_non_staff(transactional_db):

@@ -1,0 +1,406 @@
+"""The events' due work, run by the deadline runner of every process (games.hooks.due_work):
+create scheduled events, start events (or cancel those short of entrants), count finished
+hands, form arena tables, deal duplicate boards and rounds, end events on time.
+
+Everything is read from the database and each event's step runs under its row lock (``SKIP
+LOCKED`` on PostgreSQL: an event another process is stepping is left to it), so a restart or a
+``kill -9`` loses nothing and two processes never start the same round twice (the unique
+boards and games refuse it anyway).
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import zoneinfo
+from fractions import Fraction
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+
+from accounts.models import User
+from competitions import arena, broadcast, duplicate, schedule, selectors, services
+from competitions.models import Board, Entry, Event, Format, Game, Schedule
+from games import services as game_services
+from games.engine.dealing import new_seed, seed_commitment
+from games.models import Hand, Seat
+from games.reads.selectors import hand_state
+from games.table.errors import ActionRejected
+
+logger = logging.getLogger(__name__)
+
+# how often a running event is looked at when nothing else is due
+RUNNING_POLL_SECONDS = 1.0
+CANCELLED_SHORT = "min_entrants"  # the reason of an event short of entrants at its start
+
+
+def run_due(*, now: datetime.datetime) -> float | None:
+    """Do what is due at ``now``; seconds until something more is (None: nothing planned)."""
+    schedules_create(now=now)
+    for event_id in Event.objects.filter(
+        status__in=[Event.Status.SCHEDULED, Event.Status.RUNNING], starts_at__lte=now
+    ).values_list("pk", flat=True):
+        try:
+            event_step(event_id=event_id, now=now)
+        except DatabaseError:
+            logger.exception("event %s: step failed; will retry", event_id)
+    return _next_due(now=now)
+
+
+def _next_due(*, now: datetime.datetime) -> float | None:
+    if Event.objects.filter(status=Event.Status.RUNNING).exists():
+        return RUNNING_POLL_SECONDS
+    first = (
+        Event.objects.filter(status=Event.Status.SCHEDULED)
+        .order_by("starts_at")
+        .values_list("starts_at", flat=True)
+        .first()
+    )
+    return None if first is None else max(0.0, (first - now).total_seconds())
+
+
+def schedules_create(*, now: datetime.datetime) -> int:
+    """The events of every active schedule whose registration has opened; returns how many
+    were created (the unique schedule and start make a second creation a no-op)."""
+    created = 0
+    tz = zoneinfo.ZoneInfo(settings.TIME_ZONE)
+    for plan in Schedule.objects.filter(is_active=True).select_related("room"):
+        until = now + datetime.timedelta(hours=plan.open_hours)
+        after = plan.created_until or now
+        for start in schedule.occurrences(
+            cadence=plan.cadence,
+            at=plan.time_of_day,
+            weekday=plan.weekday,
+            tz=tz,
+            after=after,
+            until=until,
+        ):
+            try:
+                with transaction.atomic():
+                    Event.objects.create(
+                        schedule=plan,
+                        starts_at=start,
+                        **{f.name: getattr(plan, f.name) for f in _SHARED_FIELDS},
+                    )
+                created += 1
+            except IntegrityError:
+                pass  # another process created it
+        Schedule.objects.filter(pk=plan.pk).update(created_until=until)
+    return created
+
+
+_SHARED_FIELDS = [
+    f
+    for f in Schedule._meta.concrete_fields
+    if f.name in {g.name for g in Event._meta.fields} and f.name not in {"id"}
+]
+
+
+def event_step(*, event_id: int, now: datetime.datetime) -> None:
+    skip = connection.features.has_select_for_update_skip_locked
+    with transaction.atomic():
+        event = services.lock_event(event_id, skip_locked=skip)
+        if event is None or event.status not in (Event.Status.SCHEDULED, Event.Status.RUNNING):
+            return
+        if event.status == Event.Status.SCHEDULED:
+            _start(event, now=now)
+        elif event.format == Format.ARENA:
+            _arena_step(event, now=now)
+        else:
+            _duplicate_step(event, now=now)
+
+
+def event_end_now(*, event_id: int, now: datetime.datetime) -> bool:
+    """An operator ends a running event at once: the hands finished so far count (a duplicate
+    board only where every table finished it), those in play do not; then ranks and prizes as
+    at a normal end. Returns whether it ended."""
+    with transaction.atomic():
+        event = services.lock_event(event_id)
+        if event is None or event.status != Event.Status.RUNNING:
+            return False
+        if event.format == Format.ARENA:
+            _arena_count(event, now=now)
+        else:
+            _duplicate_record(event, now=now)
+        Game.objects.filter(event=event, finished_at__isnull=True).update(void=True)
+        services.finish_locked(event, now=now)
+    return True
+
+
+def _start(event: Event, *, now: datetime.datetime) -> None:
+    if selectors.active_entries(event=event).count() < event.min_entrants:
+        services.cancel_locked(event, reason=CANCELLED_SHORT, now=now)
+        return
+    event.status = Event.Status.RUNNING
+    event.started_at = now
+    event.save(update_fields=["status", "started_at"])
+    if event.format == Format.ARENA:
+        Entry.objects.filter(event=event, active=True, paused=False).update(waiting_since=now)
+        _arena_step(event, now=now)
+    else:
+        _round_start(event, 1, now=now)
+    broadcast.event_changed_on_commit(event.pk, everyone=True)
+
+
+# --------------------------------------------------------------------------- finished hands
+
+
+def _finished_games(event: Event) -> list[Game]:
+    """Games whose hand is over and not yet recorded, in the order the hands ended."""
+    return list(
+        Game.objects.filter(event=event, finished_at__isnull=True, void=False)
+        .filter(hand__status=Hand.Status.FINISHED)
+        .select_related("hand")
+        .order_by("hand__finished_at", "pk")
+    )
+
+
+def seat_won(hand: Hand, seat: int) -> bool | None:
+    """Whether the seat's side won the hand (None: no result, everyone passed)."""
+    result = hand.result or {}
+    summary = result.get("summary") or {}
+    if "units" not in result:
+        return None
+    teams = summary.get("teams") or {}
+    side = "landlord" if seat in (teams.get("landlord") or []) else "farmer"
+    return summary.get("winner_side") == side
+
+
+def seat_units(hand: Hand, seats: int) -> list[str]:
+    """Each seat's units (0 for every seat of a deal everyone passed)."""
+    units = (hand.result or {}).get("units")
+    return [str(u) for u in units] if units else ["0"] * seats
+
+
+# --------------------------------------------------------------------------- arena
+
+
+def _arena_step(event: Event, *, now: datetime.datetime) -> None:
+    changed = _arena_count(event, now=now)
+    if now >= event.ends_at:
+        Game.objects.filter(event=event, finished_at__isnull=True).update(void=True)
+        services.finish_locked(event, now=now)
+        return
+    if now < event.pairing_stops_at:
+        changed = _arena_pair(event, now=now) or changed
+    if changed:
+        broadcast.event_changed_on_commit(event.pk)
+
+
+def _arena_count(event: Event, *, now: datetime.datetime) -> bool:
+    games = _finished_games(event)
+    entries = {e.user_id: e for e in Entry.objects.filter(event=event)}
+    for game in games:
+        hand = game.hand
+        if hand.finished_at is not None and hand.finished_at > event.ends_at:
+            game.void = True  # over after the end: does not count
+            game.save(update_fields=["void"])
+            continue
+        state = hand_state(hand)
+        results = []
+        for seat, user_id in enumerate(game.players):
+            won = seat_won(hand, seat)
+            results.append(won)
+            entry = entries.get(user_id) if user_id is not None else None
+            if entry is None:
+                continue
+            if entry.active:
+                line = selectors.line_of(entry).after(won)
+                entry.points, entry.wins, entry.played = line.points, line.wins, line.played
+                entry.streak = line.streak
+            entry.last_mates = [p for p in game.players if p is not None and p != user_id]
+            # 托管 at the end of his hand (he left or vanished): paused until he comes back
+            if state.autoplay[seat]:
+                entry.paused = True
+            entry.waiting_since = None if entry.paused or not entry.active else now
+            entry.save(
+                update_fields=[
+                    "points",
+                    "wins",
+                    "played",
+                    "streak",
+                    "last_mates",
+                    "paused",
+                    "waiting_since",
+                ]
+            )
+        game.results = results
+        game.finished_at = hand.finished_at or now
+        game.counted = True
+        game.save(update_fields=["results", "finished_at", "counted"])
+    return bool(games)
+
+
+def _arena_pair(event: Event, *, now: datetime.datetime) -> bool:
+    ranking = {e.user_id: i for i, e in enumerate(selectors.standings(event=event))}
+    busy = set(
+        Seat.objects.filter(room=event.room, user__isnull=False).values_list("user_id", flat=True)
+    )
+    pool = [
+        arena.Waiting(
+            user_id=e.user_id,
+            rank=ranking[e.user_id],
+            waited=(now - e.waiting_since).total_seconds(),
+            last_mates=frozenset(e.last_mates or ()),
+        )
+        for e in Entry.objects.filter(
+            event=event, active=True, paused=False, waiting_since__isnull=False
+        )
+        if e.user_id not in busy
+    ]
+    rules = arena.PoolRules(
+        seats=_seats(event),
+        bots=event.allow_bots,
+        gather_seconds=event.gather_seconds,
+        bot_wait_seconds=event.bot_wait_seconds,
+    )
+    tables = arena.pair(pool, rules)
+    for players in tables:
+        _deal(event, players, now=now)
+    return bool(tables)
+
+
+def _seats(event: Event) -> int:
+    from games.engine.variants import find_variant
+
+    return find_variant(event.room.variant).seats
+
+
+def _deal(
+    event: Event,
+    players: tuple[int | None, ...],
+    *,
+    now: datetime.datetime,
+    board: Board | None = None,
+    group: int = 0,
+) -> Game | None:
+    users = User.objects.in_bulk([p for p in players if p is not None])
+    try:
+        with transaction.atomic():
+            hand = game_services.table_deal_for(
+                room=event.room,
+                players=[users[p] if p is not None else None for p in players],
+                seed=board.seed if board is not None else None,
+            )
+            game = Game.objects.create(
+                event=event,
+                hand=hand,
+                table_id=hand.table_id,
+                board=board,
+                round=board.round if board is not None else 0,
+                group=group,
+                players=list(players),
+                created_at=now,
+            )
+    except (ActionRejected, IntegrityError) as error:
+        logger.info("event %s: a table could not be dealt: %s", event.pk, error)
+        return None
+    Entry.objects.filter(event=event, user_id__in=list(users)).update(waiting_since=None)
+    broadcast.player_moved_on_commit(event.pk, list(users))
+    return game
+
+
+# --------------------------------------------------------------------------- duplicate
+
+
+def _round_start(event: Event, number: int, *, now: datetime.datetime) -> None:
+    """Seat the round by standings, draw its boards (the commitments are public from now on)
+    and deal each table its first board."""
+    ranked = [e.user_id for e in selectors.standings(event=event)]
+    if number == 1:
+        ranked = [e.user_id for e in selectors.active_entries(event=event).order_by("pk")]
+    sat_out = dict(Entry.objects.filter(event=event).values_list("user_id", "sat_out"))
+    try:
+        seating = duplicate.seat_round(
+            ranked,
+            seats=_seats(event),
+            bots=event.allow_bots,
+            avoid=selectors.previous_mates(event=event),
+            sat_out=sat_out,
+        )
+    except duplicate.TooFewPlayers:
+        if number == 1:
+            services.cancel_locked(event, reason=CANCELLED_SHORT, now=now)
+        else:
+            services.finish_locked(event, now=now)
+        return
+    for user_id in seating.sitting_out:
+        Entry.objects.filter(event=event, user_id=user_id).update(sat_out=sat_out[user_id] + 1)
+    boards = []
+    for n in range(1, event.boards_per_round + 1):
+        seed = new_seed()
+        boards.append(
+            Board.objects.create(
+                event=event, round=number, number=n, seed=seed, commitment=seed_commitment(seed)
+            )
+        )
+    event.round = number
+    event.next_round_at = None
+    event.save(update_fields=["round", "next_round_at"])
+    for group, players in enumerate(seating.tables, start=1):
+        _deal(event, players, now=now, board=boards[0], group=group)
+
+
+def _duplicate_record(event: Event, *, now: datetime.datetime) -> bool:
+    """The results of the hands that ended since the last look."""
+    games = _finished_games(event)
+    for game in games:
+        game.results = seat_units(game.hand, len(game.players))
+        game.finished_at = game.hand.finished_at or now
+        game.save(update_fields=["results", "finished_at"])
+    return bool(games)
+
+
+def _duplicate_step(event: Event, *, now: datetime.datetime) -> None:
+    changed = _duplicate_record(event, now=now)
+    boards = list(Board.objects.filter(event=event, round=event.round).order_by("number"))
+    games = list(Game.objects.filter(event=event, round=event.round).select_related("board"))
+    # each table goes on to its next board as soon as it finished the last one
+    by_group: dict[int, list[Game]] = {}
+    for game in games:
+        by_group.setdefault(game.group, []).append(game)
+    for group, played in by_group.items():
+        last = max(played, key=lambda g: g.board.number)
+        if last.finished_at is not None and last.board.number < len(boards):
+            nxt = boards[last.board.number]
+            dealt = _deal(event, tuple(last.players), now=now, board=nxt, group=group)
+            changed = changed or dealt is not None
+    groups = len(by_group)
+    for board in boards:
+        done = [g for g in games if g.board_id == board.pk and g.finished_at is not None]
+        if not board.scored and groups and len(done) == groups:
+            _board_score(event, board, done)
+            changed = True
+    if boards and all(b.scored for b in Board.objects.filter(event=event, round=event.round)):
+        if event.round >= event.rounds:
+            services.finish_locked(event, now=now)
+            return
+        if event.next_round_at is None:
+            event.next_round_at = now + datetime.timedelta(seconds=event.break_seconds)
+            event.save(update_fields=["next_round_at"])
+            changed = True
+        elif now >= event.next_round_at:
+            _round_start(event, event.round + 1, now=now)
+            changed = True
+    if changed:
+        broadcast.event_changed_on_commit(event.pk)
+
+
+def _board_score(event: Event, board: Board, games: list[Game]) -> None:
+    """Every table played the board: matchpoints per seat-role, added to the entrants."""
+    results = {g.group: [Fraction(u) for u in g.results] for g in games}
+    points = duplicate.board_matchpoints(results)
+    top = len(games) - 1
+    entries = {e.user_id: e for e in Entry.objects.filter(event=event, active=True)}
+    for game in games:
+        for seat, user_id in enumerate(game.players):
+            entry = entries.get(user_id) if user_id is not None else None
+            if entry is None:
+                continue
+            entry.matchpoints = str(Fraction(entry.matchpoints) + points[(game.group, seat)])
+            entry.matchpoints_top = str(Fraction(entry.matchpoints_top) + top)
+            entry.played += 1
+            entry.save(update_fields=["matchpoints", "matchpoints_top", "played"])
+        Game.objects.filter(pk=game.pk).update(counted=True)
+    board.scored = True
+    board.save(update_fields=["scored"])

@@ -1,0 +1,245 @@
+"""Writes of events: creating, registering, withdrawing, pausing, cancelling, finishing and
+settling. Each is one transaction that locks the event row first (one lock order: event, then
+the players' rows in the ledger); pushes go after commit (competitions.broadcast).
+
+Money: a fee is a ``BeanEntry`` pair (the player pays, the house holds it) under the event's
+``ledger_ref``; refunds and prizes are pairs the other way. ``event_settle`` runs once per event:
+its ``Settlement`` row is checked under the event lock and unique, so a second or concurrent
+call settles nothing more.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import BeanEntry, User
+from accounts.services import InsufficientBeans, beans_event_move
+from competitions import broadcast, prizes, selectors
+from competitions.errors import EventCode, EventRefused
+from competitions.models import Entry, Event, Format, Schedule, Settlement
+from games.table.hooks import hooks
+from games.table.wake import wake
+
+Reason = BeanEntry.Reason
+
+
+def event_create(**fields: Any) -> Event:
+    """A one-off event after full validation (room, format, bands, entrants)."""
+    event = Event(**fields)
+    event.full_clean()
+    event.save()
+    return event
+
+
+def schedule_create(**fields: Any) -> Schedule:
+    schedule = Schedule(**fields)
+    schedule.full_clean()
+    schedule.save()
+    return schedule
+
+
+def lock_event(event_id: int, *, skip_locked: bool = False) -> Event | None:
+    """The event, its row locked (PostgreSQL: FOR UPDATE; SQLite serialises writers)."""
+    rows = Event.objects.select_for_update(skip_locked=skip_locked).select_related("room")
+    return rows.filter(pk=event_id).first()
+
+
+def _locked(event_id: int) -> Event:
+    event = lock_event(event_id)
+    if event is None:
+        raise Event.DoesNotExist(event_id)
+    return event
+
+
+def event_register(*, event_id: int, user: User, now: datetime.datetime | None = None) -> Entry:
+    """Enter ``user``: before the start, or during an arena until it stops forming tables. The
+    fee is taken at once (refunded if the event is cancelled or he withdraws before it
+    starts); in a running arena he joins the waiting pool."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _locked(event_id)
+        if not event.is_open:
+            raise EventRefused(EventCode.CLOSED)
+        if not hooks.user_may_sit(user=user):
+            raise EventRefused(EventCode.SUSPENDED)
+        entry = Entry.objects.filter(event=event, user=user).first()
+        if entry is not None and entry.active:
+            raise EventRefused(EventCode.ALREADY)
+        if entry is not None and entry.removed_by_id is not None:
+            raise EventRefused(EventCode.CLOSED)  # an operator took him out
+        taken = Entry.objects.filter(event=event, active=True).count()
+        if event.max_entrants is not None and taken >= event.max_entrants:
+            raise EventRefused(EventCode.FULL)
+        if event.entry_fee:
+            try:
+                beans_event_move(
+                    user=user,
+                    delta=-event.entry_fee,
+                    reason=Reason.EVENT_FEE,
+                    event_ref=event.ledger_ref,
+                )
+            except InsufficientBeans:
+                raise EventRefused(EventCode.BEANS, fee=event.entry_fee) from None
+        running = event.status == Event.Status.RUNNING
+        fields = {
+            "active": True,
+            "paused": False,
+            "fee_paid": (entry.fee_paid if entry else 0) + event.entry_fee,
+            "waiting_since": now if running else None,
+        }
+        if entry is None:
+            entry = Entry.objects.create(event=event, user=user, joined_at=now, **fields)
+        else:
+            Entry.objects.filter(pk=entry.pk).update(**fields)
+            entry.refresh_from_db()
+        broadcast.event_changed_on_commit(event.pk)
+    return entry
+
+
+def event_withdraw(*, event_id: int, user: User, actor: User | None = None) -> Entry:
+    """Take ``user`` out of the event (himself, or an operator: ``actor``). Before the start
+    his fee is refunded; once it runs it stays in the pool and he leaves the standings (a hand
+    he is playing is played out)."""
+    with transaction.atomic():
+        event = _locked(event_id)
+        entry = Entry.objects.filter(event=event, user=user, active=True).first()
+        if entry is None:
+            raise EventRefused(EventCode.NOT_ENTERED)
+        if event.status in (Event.Status.FINISHED, Event.Status.CANCELLED):
+            raise EventRefused(EventCode.OVER)
+        refund = entry.fee_paid if event.status == Event.Status.SCHEDULED else 0
+        if refund:
+            _refund(event, entry, refund)
+        entry.active = False
+        entry.waiting_since = None
+        entry.removed_by = actor if actor is not None and actor.pk != user.pk else None
+        entry.save(update_fields=["active", "waiting_since", "removed_by", "fee_paid"])
+        broadcast.event_changed_on_commit(event.pk)
+    return entry
+
+
+def _refund(event: Event, entry: Entry, amount: int) -> None:
+    beans_event_move(
+        user=entry.user,
+        delta=amount,
+        reason=Reason.EVENT_REFUND,
+        event_ref=event.ledger_ref,
+    )
+    entry.fee_paid -= amount
+    Entry.objects.filter(pk=entry.pk).update(fee_paid=entry.fee_paid)
+
+
+def entry_pause(
+    *, event_id: int, user: User, paused: bool, now: datetime.datetime | None = None
+) -> Entry:
+    """Arena: leave the waiting pool (a hand being played is finished first) or come back."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _locked(event_id)
+        if event.format != Format.ARENA:
+            raise EventRefused(EventCode.NOT_ARENA)
+        entry = Entry.objects.filter(event=event, user=user, active=True).first()
+        if entry is None:
+            raise EventRefused(EventCode.NOT_ENTERED)
+        entry.paused = paused
+        at_table = selectors.entry_at_table(entry=entry)
+        running = event.status == Event.Status.RUNNING
+        entry.waiting_since = now if (running and not paused and not at_table) else None
+        entry.save(update_fields=["paused", "waiting_since"])
+        broadcast.event_changed_on_commit(event.pk)
+    return entry
+
+
+def event_start_now(*, event_id: int, now: datetime.datetime | None = None) -> bool:
+    """An operator starts a scheduled event now (the runner does at its next pass; an arena's
+    length counts from now). Returns whether it was still to start."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _locked(event_id)
+        if event.status != Event.Status.SCHEDULED:
+            return False
+        event.starts_at = min(event.starts_at, now)
+        event.save(update_fields=["starts_at"])
+        transaction.on_commit(wake)
+    return True
+
+
+def event_cancel(*, event_id: int, reason: str = "") -> Event:
+    """Cancel an event that has not finished: every fee held is refunded (its settlement)."""
+    with transaction.atomic():
+        event = _locked(event_id)
+        if event.status in (Event.Status.FINISHED, Event.Status.CANCELLED):
+            raise EventRefused(EventCode.OVER)
+        cancel_locked(event, reason=reason, now=timezone.now())
+    return event
+
+
+def cancel_locked(event: Event, *, reason: str, now: datetime.datetime) -> None:
+    """(inside the event lock) Refund every fee held, mark cancelled."""
+    _settle(event, refund_all=True)
+    event.status = Event.Status.CANCELLED
+    event.cancel_reason = reason[:200]
+    event.finished_at = now
+    event.save(update_fields=["status", "cancel_reason", "finished_at"])
+    broadcast.event_changed_on_commit(event.pk, everyone=True)
+
+
+def event_finish(*, event_id: int, now: datetime.datetime | None = None) -> Event:
+    """End the event: final ranks, prizes paid by band (or every fee refunded when nobody
+    finished a hand). Exactly once: a second or concurrent call finds it finished."""
+    with transaction.atomic():
+        event = _locked(event_id)
+        if event.status in (Event.Status.FINISHED, Event.Status.CANCELLED):
+            return event
+        finish_locked(event, now=now or timezone.now())
+    return event
+
+
+def finish_locked(event: Event, *, now: datetime.datetime) -> None:
+    """(inside the event lock) Rank, settle, mark finished."""
+    ranked = selectors.final_order(event=event)
+    for rank, entry in enumerate(ranked, start=1):
+        Entry.objects.filter(pk=entry.pk).update(rank=rank)
+    _settle(event, ranked=ranked, refund_all=not ranked)
+    event.status = Event.Status.FINISHED
+    event.finished_at = now
+    event.save(update_fields=["status", "finished_at"])
+    broadcast.event_changed_on_commit(event.pk, everyone=True)
+
+
+def _settle(event: Event, *, ranked: list[Entry] | None = None, refund_all: bool) -> None:
+    """(inside the event lock) Refund every fee held, or pay the prizes and keep the cut."""
+    if Settlement.objects.filter(event=event).exists():
+        return
+    entries = list(
+        Entry.objects.filter(event=event, fee_paid__gt=0).select_related("user").order_by("pk")
+    )
+    fees = sum(e.fee_paid for e in entries)
+    paid: dict[str, int] = {}
+    refunded = 0
+    if refund_all:
+        for entry in entries:
+            refunded += entry.fee_paid
+            _refund(event, entry, entry.fee_paid)
+        house = 0
+    else:
+        house = prizes.house_cut(fees, event.room.rake_percent)
+        bands = prizes.parse_bands(event.prize_bands)
+        amounts = prizes.payouts(pool=fees - house, bands=bands, ranked=len(ranked or []))
+        if not amounts:
+            house = fees  # no bands: the fees are the house's
+        for entry, amount in zip(ranked or [], amounts, strict=False):
+            if amount:
+                beans_event_move(
+                    user=entry.user,
+                    delta=amount,
+                    reason=Reason.EVENT_PRIZE,
+                    event_ref=event.ledger_ref,
+                )
+                Entry.objects.filter(pk=entry.pk).update(prize=amount)
+                paid[str(entry.user_id)] = amount
+    Settlement.objects.create(event=event, fees=fees, house=house, refunded=refunded, prizes=paid)

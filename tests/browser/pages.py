@@ -1,0 +1,181 @@
+"""What the browser tests do on a page as a player would: sign in, join a room, deal, act on
+his turn (by clicking cards or the hint), play a hand to its end, and photograph the screen.
+Screenshots go to ``$BROWSER_ARTIFACTS`` (default ``<tmp>/ddz-browser-artifacts``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+PASSWORD = "pass-word-123"
+ARTIFACTS = Path(
+    os.environ.get("BROWSER_ARTIFACTS", Path(tempfile.gettempdir()) / "ddz-browser-artifacts")
+)
+
+
+def open_page(browser, base: str, *, width: int = 1280, height: int = 800, lang: str = "zh-hans"):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=lang)
+    context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+    context.set_default_timeout(60_000)
+    return context.new_page()
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(base + "/accounts/login/")
+    page.fill("input[name=login]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form [type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login" not in url)
+
+
+def join(page, base: str, room: str) -> None:
+    page.goto(base + "/")
+    page.locator(
+        f"#room-{room} button[type=submit], .room:has(h2:text-is('{room}')) button"
+    ).first.click()
+    page.wait_for_url("**/table/**")
+    page.wait_for_selector("#table-seats")
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def click_cards(page, codes: list[str]) -> None:
+    """Select cards by clicking their visible left edge (cards overlap)."""
+    taken: set[str] = set()
+    for code in codes:
+        cards = page.locator(f"#table-hand .hc[data-card='{code}']")
+        for i in range(cards.count()):
+            card = cards.nth(i)
+            key = card.get_attribute("data-key") or ""
+            if key in taken:
+                continue
+            taken.add(key)
+            card.click(position={"x": 5, "y": 14})
+            break
+
+
+def act(page, *, by_clicking: bool, play: bool = True) -> bool:
+    """Take one decision if it is this page's turn; True when something was sent. With
+    ``play=False`` only the decisions before play are taken, never a play or a pass. A turn
+    may end while the page acts (its timer, a push): then nothing is sent and False returned."""
+    if not page.locator("#table-controls[data-my-turn='1']").count():
+        return False
+    if not play and page.locator("#play-form").count():
+        return False
+    page.evaluate(
+        "() => { const e = document.querySelector('#table-error'); if (e) e.innerHTML = ''; }"
+    )
+    controls = page.query_selector("#table-controls")
+    if controls is None:
+        return False
+    try:
+        _decide(page, controls, by_clicking=by_clicking)
+    except PlaywrightError:
+        if controls.evaluate("el => el.isConnected"):
+            raise  # still this turn's controls: the page really failed
+        return False
+    # wait until the server answered: the controls region replaced, or an error shown
+    page.wait_for_function(
+        "el => !el.isConnected || document.querySelector('#table-error .error-msg')",
+        arg=controls,
+        timeout=60_000,
+    )
+    return True
+
+
+def _decide(page, controls, *, by_clicking: bool) -> None:
+    """Click this turn's decision inside ``controls`` (an element that detaches when the
+    turn's region is replaced, which fails the clicks at once instead of waiting)."""
+    if controls.query_selector("#play-form"):
+        hints = json.loads(page.locator("#table-hand").get_attribute("data-hints") or "[]")
+        if hints and page.locator("#table-hand .hand.selectable").count():
+            if by_clicking:
+                click_cards(page, hints[0].split())
+            else:
+                controls.query_selector("#hint-btn").click()
+            page.wait_for_function(
+                "el => !el.isConnected || el.querySelector('#play-btn:not([disabled])')",
+                arg=controls,
+            )
+            controls.query_selector("#play-btn").click()
+        else:
+            controls.query_selector("#pass-form button").click()
+        return
+    primary = controls.query_selector(".choice-row form button.primary")
+    (primary or controls.query_selector(".choice-row form button")).click()
+
+
+def play_to_the_end(pages, *, stall: float = 60.0) -> None:
+    """Act on every page whose turn it is until all show the result. Fails only when nothing
+    could be done for ``stall`` seconds: a whole hand's length depends on the machine's load."""
+    clicks = 0
+    last_progress = time.monotonic()
+    while time.monotonic() - last_progress < stall:
+        if all(p.locator("#table-result .result-panel").count() for p in pages):
+            return
+        acted = False
+        for page in pages:
+            if page.locator("#table-result .result-panel").count():
+                continue
+            acted = act(page, by_clicking=clicks % 2 == 0) or acted
+            clicks += acted
+        if acted:
+            last_progress = time.monotonic()
+        else:
+            time.sleep(0.15)
+    raise AssertionError(f"no page could act for {stall:.0f} s before the result")
+
+
+def fill_and_deal(page) -> None:
+    fill = page.locator("#table-controls form:has(input[name=fill]) button")
+    if fill.count():
+        fill.click()
+    wait_or_show(page, "#table-controls form[action$='/deal/'] button")
+    page.click("#table-controls form[action$='/deal/'] button")
+    wait_or_show(page, "#table-hand .hc")
+
+
+def wait_or_show(page, selector: str) -> None:
+    """Wait for ``selector``; a timeout fails with what the page showed meanwhile."""
+    try:
+        page.wait_for_selector(selector)
+    except PlaywrightTimeout as timeout:
+        raise AssertionError(f"no {selector}\n{screen_state(page)}") from timeout
+
+
+def screen_state(page) -> str:
+    """What a failed wait saw: the page's frame header, status, hand, controls and error."""
+    parts = [page.url]
+    regions = ("#table-frame", "#table-status", "#table-hand", "#table-controls", "#table-error")
+    for region in regions:
+        node = page.query_selector(region)
+        parts.append(f"{region}: {node.evaluate('el => el.outerHTML') if node else None}")
+    return "\n".join(parts)
+
+
+def seat_places(page) -> dict:
+    """The viewer's seat, the seat of the bottom panel, the panels marked as the viewer's, and
+    each panel's horizontal place."""
+    return page.evaluate(
+        """() => {
+        const panels = [...document.querySelectorAll('#table-seats .seat')];
+        const box = (p) => p.getBoundingClientRect();
+        const bottom = panels.reduce((a, b) => (box(a).top >= box(b).top ? a : b));
+        const shown = (p) => getComputedStyle(p.querySelector('.you-tag')).display !== 'none';
+        return {
+            me: document.querySelector('#table-hand').dataset.me,
+            bottom: bottom.dataset.seat,
+            marked: panels.filter(shown).map((p) => p.dataset.seat),
+            x: Object.fromEntries(panels.map((p) => [p.dataset.seat, box(p).left])),
+        };
+    }"""
+    )

@@ -1,0 +1,237 @@
+"""The pure rules of events: grouping, arena points and pairing, matchpoints and the seating
+of a duplicate round, prize bands, schedules (no database)."""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from competitions import arena, duplicate, prizes, schedule
+from competitions.grouping import group_by_rank, met
+
+FAST = settings(max_examples=60, deadline=None)
+
+
+# --------------------------------------------------------------------------- grouping
+
+
+@FAST
+@given(st.integers(1, 8), st.sampled_from([3, 5]), st.data())
+def test_group_by_rank_seats_everyone_once(tables, size, data):
+    ranked = list(range(100, 100 + tables * size))
+    avoid = {p: frozenset(data.draw(st.sets(st.sampled_from(ranked), max_size=4))) for p in ranked}
+    grouped = group_by_rank(ranked, [size] * tables, avoid=avoid)
+    seated = [p for t in grouped for p in t]
+    assert sorted(seated) == sorted(ranked)
+    assert all(len(t) == size for t in grouped)
+
+
+def test_group_by_rank_avoids_tablemates_when_it_can():
+    ranked = list(range(9))
+    # 0, 1 and 2 sat together last time: the nearest ranks that have not met are taken
+    avoid = {0: {1, 2}, 1: {0, 2}, 2: {0, 1}}
+    tables = group_by_rank(ranked, [3, 3, 3], avoid=avoid)
+    for table in tables:
+        assert not any(met(a, b, avoid) for a in table for b in table if a != b)
+    assert tables[0][0] == 0  # the leader heads the first table
+
+
+def test_group_by_rank_falls_back_to_nearest_rank():
+    avoid = {0: {1, 2}, 1: {0, 2}, 2: {0, 1}}
+    assert group_by_rank([0, 1, 2], [3], avoid=avoid) == [[0, 1, 2]]
+
+
+# --------------------------------------------------------------------------- arena
+
+
+def test_arena_points_and_streak():
+    line = arena.Line(user_id=1)
+    for won in (True, True, True, True, False, True, None):
+        line = line.after(won)
+    # 2 + 2 + 4 + 4 (on a streak from the third win) + 0 + 2 + 0 (no result keeps the streak)
+    assert (line.points, line.wins, line.played, line.streak) == (14, 5, 7, 1)
+
+
+def test_arena_standings_tie_breaks():
+    a = arena.Line(user_id=1, points=4, wins=2, played=3, joined=2)
+    b = arena.Line(user_id=2, points=4, wins=2, played=2, joined=3)
+    c = arena.Line(user_id=3, points=4, wins=2, played=2, joined=1)
+    assert [line.user_id for line in arena.standings([a, b, c])] == [3, 2, 1]
+
+
+pools = st.lists(
+    st.tuples(st.integers(0, 60), st.floats(0, 120), st.sets(st.integers(0, 40), max_size=4)),
+    max_size=30,
+    unique_by=lambda t: t[0],
+)
+
+
+@FAST
+@given(pools, st.sampled_from([3, 5]), st.booleans())
+def test_arena_pairing_properties(raw, seats, bots):
+    pool = [
+        arena.Waiting(user_id=uid, rank=i, waited=w, last_mates=frozenset(m))
+        for i, (uid, w, m) in enumerate(raw)
+    ]
+    rules = arena.PoolRules(seats=seats, bots=bots, gather_seconds=10, bot_wait_seconds=30)
+    tables = arena.pair(pool, rules)
+    humans = [p for t in tables for p in t if p is not None]
+    assert len(humans) == len(set(humans)), "nobody at two tables"
+    assert set(humans) <= {w.user_id for w in pool}
+    assert all(len(t) == seats for t in tables)
+    assert all(any(p is not None for p in t) for t in tables), "no table of bots alone"
+    if not bots:
+        assert None not in {p for t in tables for p in t}
+    waited = max((w.waited for w in pool), default=0)
+    if len(pool) >= seats and (len(pool) >= 2 * seats or waited >= 10):
+        assert len(tables) >= len(pool) // seats
+
+
+def test_arena_pairing_waits_to_gather_a_small_pool():
+    pool = [arena.Waiting(user_id=i, rank=i, waited=1.0) for i in range(3)]
+    assert arena.pair(pool, arena.PoolRules(seats=3)) == []
+    late = [arena.Waiting(user_id=i, rank=i, waited=11.0) for i in range(3)]
+    assert arena.pair(late, arena.PoolRules(seats=3)) == [(0, 1, 2)]
+
+
+def test_arena_pairing_bots_only_after_their_wait():
+    pool = [arena.Waiting(user_id=i, rank=i, waited=20.0) for i in range(2)]
+    rules = arena.PoolRules(seats=5, bots=True, bot_wait_seconds=30)
+    assert arena.pair(pool, rules) == []
+    pool = [arena.Waiting(user_id=i, rank=i, waited=31.0) for i in range(2)]
+    assert arena.pair(pool, rules) == [(0, 1, None, None, None)]
+
+
+@FAST
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from([True, False, None])), max_size=40))
+def test_arena_recount_is_the_fold_of_the_results(results):
+    entrants = {u: u for u in range(4)}  # user 4 and 5 are bots or strangers: never scored
+    lines = arena.recount(entrants, results)
+    assert set(lines) == set(entrants)
+    for user, line in lines.items():
+        mine = [won for u, won in results if u == user]
+        assert line.played == len(mine)
+        assert line.wins == sum(1 for won in mine if won)
+        assert line.points >= arena.WIN_POINTS * line.wins
+
+
+# --------------------------------------------------------------------------- duplicate
+
+
+@FAST
+@given(
+    st.integers(2, 8).flatmap(
+        lambda tables: st.lists(
+            st.lists(st.integers(-6, 6), min_size=3, max_size=3),
+            min_size=tables,
+            max_size=tables,
+        )
+    )
+)
+def test_matchpoints_sum_to_the_fixed_total_per_board(rows):
+    results = {t: [Fraction(u) for u in row] for t, row in enumerate(rows)}
+    points = duplicate.board_matchpoints(results)
+    tables = len(rows)
+    assert sum(points.values()) == 3 * duplicate.group_total(tables)
+    for seat in range(3):
+        group = [points[(t, seat)] for t in range(tables)]
+        assert sum(group) == duplicate.group_total(tables)
+        assert all(0 <= mp <= tables - 1 for mp in group)
+
+
+def test_matchpoints_beats_and_ties():
+    assert duplicate.matchpoints([Fraction(2), Fraction(-1), Fraction(2)]) == [
+        Fraction(3, 2),
+        Fraction(0),
+        Fraction(3, 2),
+    ]
+    assert duplicate.percent(Fraction(3), Fraction(4)) == 75
+
+
+@FAST
+@given(st.integers(1, 24), st.sampled_from([3, 5]), st.booleans())
+def test_seat_round_properties(players, seats, bots):
+    ranked = list(range(players))
+    try:
+        seating = duplicate.seat_round(ranked, seats=seats, bots=bots)
+    except duplicate.TooFewPlayers:
+        assert players < (2 if bots else 2 * seats)
+        return
+    seated = [p for t in seating.tables for p in t if p is not None]
+    assert sorted(seated + seating.sitting_out) == ranked
+    assert len(seating.tables) >= duplicate.MIN_TABLES
+    assert all(len(t) == seats for t in seating.tables)
+    if bots:
+        assert not seating.sitting_out
+        counts = [sum(p is not None for p in t) for t in seating.tables]
+        assert max(counts) - min(counts) <= 1
+    else:
+        assert all(None not in t for t in seating.tables)
+        assert len(seating.sitting_out) < seats
+
+
+def test_seat_round_sits_out_who_sat_out_least():
+    seating = duplicate.seat_round(list(range(7)), seats=3, bots=False, sat_out={6: 1})
+    assert seating.sitting_out == [5]
+
+
+# --------------------------------------------------------------------------- prizes
+
+
+def test_bands_round_trip_and_refusals():
+    bands = prizes.parse_bands("1:50, 2:30, 3-4:10")
+    assert prizes.format_bands(bands) == "1:50, 2:30, 3-4:10"
+    assert prizes.parse_bands("") == ()
+    for bad in ("1:50, 2:30", "2:100", "1:50, 3:50", "first:100", "1:0, 2:100"):
+        with pytest.raises(prizes.BadBands):
+            prizes.parse_bands(bad)
+
+
+@FAST
+@given(st.integers(0, 10**7), st.integers(0, 12), st.sampled_from(["1:100", "1:50, 2:30, 3-4:10"]))
+def test_payouts_add_up_to_the_pool(pool, ranked, text):
+    bands = prizes.parse_bands(text)
+    paid = prizes.payouts(pool=pool, bands=bands, ranked=ranked)
+    if ranked and pool:
+        assert sum(paid) == pool
+        assert paid == sorted(paid, reverse=True)
+        assert len(paid) == min(ranked, bands[-1].last)
+    else:
+        assert paid == []
+
+
+def test_house_cut_rounds_down():
+    assert prizes.house_cut(999, 10) == 99
+    assert prizes.house_cut(0, 50) == 0
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def test_weekly_and_daily_occurrences_keep_the_club_clock():
+    tz = zoneinfo.ZoneInfo("Asia/Shanghai")
+    after = datetime.datetime(2026, 12, 3, 21, 0, tzinfo=tz)  # a Thursday, 21:00
+    until = after + datetime.timedelta(days=15)
+    weekly = list(
+        schedule.occurrences(
+            cadence="weekly", at=datetime.time(20, 0), weekday=4, tz=tz, after=after, until=until
+        )
+    )
+    assert [d.date().isoformat() for d in weekly] == ["2026-12-04", "2026-12-11", "2026-12-18"]
+    daily = list(
+        schedule.occurrences(
+            cadence="daily", at=datetime.time(21, 0), weekday=None, tz=tz, after=after, until=until
+        )
+    )
+    assert daily[0] == after + datetime.timedelta(days=1) and len(daily) == 15
+    with pytest.raises(ValueError):
+        next(
+            schedule.occurrences(
+                cadence="weekly", at=datetime.time(1), weekday=None, tz=tz, after=after, until=until
+            )
+        )

@@ -1,0 +1,115 @@
+"""Every region of the table screen speaks its reader's language, on load and on every push,
+whoever's action caused the push (issue #19: the seat buttons, the private-table panel and
+the score sheet came in Simplified Chinese on English and Traditional pages).
+
+A rendering passes when its visible text (text nodes and the attributes a reader meets:
+aria-label, title, placeholder, alt) holds nothing of another language: on an English page
+no Chinese character; on a Simplified page no character only the Traditional catalog uses,
+and the other way round; on a Chinese page no English phrase of the catalog that has a
+translation. Notices are left out: by design each carries every language (games.screen.notify)."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+
+from club.broadcast import chat_event, spectators_event
+from club.models import ChatMessage, PlayerSettings, SpectatorPresence
+from games import services
+from games.models import Seat, Table
+from games.push import frames as table_frames
+from games.push import send
+from games.services import private
+from tests.support.languages import foreign
+from tests.support.tables import (
+    make_player,
+    make_room,
+    play_to_end,
+)
+
+LANGUAGES = ("zh-hans", "zh-hant", "en")
+
+
+@pytest.fixture
+def club_table(live_db):
+    """A private qq5 table between hands: one hand played (the score sheet has a line), a
+    player gone (a free seat to move to), a swap asked, a spectator. Committed: each write's
+    push goes out when it commits, as on a server."""
+    room = make_room("qq5", name="Evening room")
+    host, amy, ben = (make_player(name) for name in ("host", "amy", "ben"))
+    table = private.table_create_private(room=room, user=host)
+    for user in (amy, ben):
+        services.table_join(table_id=table.pk, user=user, invite_code=table.invite_code)
+    services.table_fill_with_bots(table_id=table.pk, user=host)
+    services.hand_start(table_id=table.pk, user=host)
+    play_to_end(Table.objects.get(pk=table.pk))
+    services.table_leave(table_id=table.pk, user=ben)
+    private.seat_request_swap(
+        table_id=table.pk, user=amy, seat_index=Seat.objects.get(table=table, user=host).index
+    )
+    watcher = make_player("watcher")
+    SpectatorPresence.objects.create(table=table, user=watcher, channel_name="w")
+    return Table.objects.get(pk=table.pk), host, amy, watcher
+
+
+def _speak(language: str, *users) -> None:
+    for user in users:
+        PlayerSettings.objects.update_or_create(user=user, defaults={"language": language})
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_page_speaks_its_readers_language(client, club_table, language) -> None:
+    table, host, amy, _watcher = club_table
+    for user in (host, amy):
+        client.force_login(user)
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        page = client.get(reverse("table", args=[table.pk])).content.decode()
+        assert 'id="table-club"' in page and "score-sheet" in page
+        assert foreign(page, language) == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_push_speaks_its_readers_language(monkeypatch, club_table, language) -> None:
+    table, host, amy, watcher = club_table
+    _speak(language, host, amy, watcher)
+    sent: list[list] = []
+    monkeypatch.setattr(send, "send_frames", sent.append)
+    # caused by a player who reads another language
+    other = next(code for code in LANGUAGES if code != language)
+    with translation.override(other):
+        private.table_set_locked(table_id=table.pk, user=host, locked=True)
+    with translation.override(other):
+        chat = ChatMessage.objects.create(table=table, user=amy, seat=0, key="again")
+        extra = [chat_event(chat), spectators_event(table.pk)]
+    (frames,) = sent
+    pages = []
+    for group, event in [*frames, *extra]:
+        if group == table_frames.public_group(table.pk):
+            # the spectators' page; the table's frame also carries their own regions apart
+            page = event["html_by_language"][language]
+            pages.append(page + event.get("watcher_by_language", {}).get(language, ""))
+        else:
+            pages.append(event["html"])
+    assert len(pages) == 5  # host, amy, the spectators, the chat, the spectator count
+    assert sum('id="table-club"' in page for page in pages) == 3
+    for page in pages:
+        assert foreign(page, language) == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_region_of_every_phase_speaks_its_readers_language(language) -> None:
+    """Each variant's phases, from each seat and a spectator's place."""
+    from games.engine.views import public_view, view_for
+    from games.screen.context import SeatInfo, screen_context
+    from games.screen.regions import render_regions
+    from tests.support.scenarios import scenarios
+
+    for name, state in scenarios().items():
+        seats = [SeatInfo(index=i, name=f"player{i}") for i in range(state.seats)]
+        for seat in [*range(state.seats), None]:
+            view = view_for(state, seat) if seat is not None else public_view(state)
+            with translation.override(language):
+                page = render_regions(screen_context(view=view, seats=seats, state=state))
+            assert foreign(page, language) == [], (name, seat)

@@ -1,0 +1,45 @@
+"""What a frame may show its audience: the cards (and landlord-side marks) the audience's own
+view holds, nothing more (docs/rules.md §2.6)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from games.engine.views import public_view, view_for
+from games.models import Hand
+from games.reads.selectors import hand_state
+
+# a card identity in §8.1 suited notation, not part of a longer word (hex seeds, class names)
+CARD = re.compile(r"(?<![A-Za-z0-9_])([3-9TJQKA2][shcd]|SJ|BJ)(?![A-Za-z0-9_])")
+LORD_SEAT = re.compile(r'<section class="seat[^"]*\blord\b')
+# the regions a public frame may carry for spectators only (a seat's are its own)
+PRIVATE_REGIONS = ("table-frame", "table-hand", "table-controls", "table-result", "table-club")
+
+
+def cards_in(text: str) -> set[str]:
+    return set(CARD.findall(text))
+
+
+def views_of(table_id: int, seats: int) -> dict[str, dict]:
+    hand = Hand.objects.filter(table_id=table_id).order_by("-number").first()
+    state = hand_state(hand)
+    views = {f"seat{i}": view_for(state, i) for i in range(seats)}
+    views["watcher"] = public_view(state)
+    return views
+
+
+def check_frame(label: str, html: str, view: dict) -> None:
+    allowed = cards_in(json.dumps(view))
+    shown = cards_in(html)
+    extra = shown - allowed
+    if extra:
+        token = sorted(extra)[0]
+        at = html.find(token)
+        raise AssertionError(
+            f"{label} saw {sorted(extra)} (phase {view['phase']}, view seat {view.get('seat')}): "
+            f"...{html[max(0, at - 300) : at + 100]}..."
+        )
+    known_side = len((view.get("teams") or {}).get("landlord") or [])
+    marked = len(LORD_SEAT.findall(html))
+    assert marked <= known_side, f"{label}: {marked} seats marked landlord side, knows {known_side}"
