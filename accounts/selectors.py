@@ -6,6 +6,7 @@ import bisect
 import datetime
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet, Sum
@@ -44,7 +45,11 @@ def title_ladder_clear(**_kwargs: object) -> None:
 
 def title_for(score: int) -> Title | None:
     """The highest title whose threshold ≤ score; the lowest title below every threshold."""
-    titles = title_ladder()
+    return title_among(title_ladder(), score)
+
+
+def title_among(titles: Sequence[Title], score: int) -> Title | None:
+    """``title_for`` on a ladder already read (lowest threshold first)."""
     if not titles:
         return None
     index = bisect.bisect_right([t.threshold for t in titles], score) - 1

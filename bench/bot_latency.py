@@ -132,9 +132,9 @@ def _player(
 
     from games import services
     from games.engine.hand import waiting_seats
-    from games.errors import ActionRejected
     from games.models import Hand, Seat
-    from games.selectors import hand_state
+    from games.reads.selectors import hand_state
+    from games.table.errors import ActionRejected
     from tests.support.tables import client_action
 
     seat = Seat.objects.get(table_id=table_id, user=user).index
@@ -237,7 +237,7 @@ def main() -> int:
     _setup(args.database, threads=len(variants) * args.tables + 1)
     from django.conf import settings
 
-    from games.deadlines import run_forever
+    from games.runner.deadlines import run_forever
 
     decisions, replies, moves = Recorder(), Recorder(), Recorder()
     _time_decisions(decisions)

@@ -3,7 +3,7 @@ with ``--redis URL`` channels-redis's queue layer against the project's pub/sub 
 #17). Prints figures; not a test.
 
 Each socket of a table consumer waits in ``receive`` on its own channel and belongs to two
-groups (its table's public group and its user's group), as in games/consumers.py. One push
+groups (its table's public group and its user's group), as in games/live/consumers.py. One push
 sends a frame to each of a table's five user groups; every receiver takes its frame. The
 reference is channels' own ``InMemoryChannelLayer``, run in the same process on the same
 steps: the ratio is channels' cost per frame over ours.
@@ -12,8 +12,8 @@ steps: the ratio is channels' cost per frame over ours.
   .venv/bin/python bench/channel_layer.py --sockets 100,1000,2000 --pushes 400
 
 With ``--redis`` (its database is flushed), each socket waits on its channel and belongs to its
-table's public group and its user's group; a push is what games.broadcast sends for a qq5 table
-(five user frames and a public one, one ``group_send_many``), sent one after the other as the
+table's public group and its user's group; a push is what games.push.frames assembles for a qq5
+table (five user frames and a public one, one ``group_send_many``), sent one after the other as the
 server's outbox does. Figures per layer, alternating: pushes/s, p50/p99 from a push's send to
 its tenth delivery, this process's and Redis's CPU per push, and frames lost (never delivered
 within 30 s). Run it with ``PYTHONPATH=<dir with hiredis>`` to try redis-py's hiredis parser.
@@ -72,12 +72,13 @@ async def cost_per_frame(layer_class: type, *, sockets: int, pushes: int) -> flo
     return spent / received * 1e6
 
 
-# channels-redis's queue layer as it comes (a group send at a time: it has no
-# ``group_send_many``), and the project's. The queue layer with a Lua script sending a whole
-# push, which the pub/sub one replaced, is at commit bdd2bd1 of this file and
-# ddz_site/layers.py.
+# channels-redis's queue layer and its pub/sub layer as they come (a group send at a time:
+# neither has ``group_send_many``), and the project's pub/sub layer sending a push at once.
+# The queue layer with a Lua script sending a whole push, which the pub/sub one replaced, is
+# at commit bdd2bd1 of this file and ddz_site/layers.py.
 REDIS_LAYERS = (
     "channels_redis.core.RedisChannelLayer",
+    "channels_redis.pubsub.RedisPubSubChannelLayer",
     "ddz_site.layers.BatchingRedisPubSubChannelLayer",
 )
 

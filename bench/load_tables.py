@@ -563,6 +563,7 @@ def one_run(
         # server CPU and memory over the measured window only: not the connects before it
         time.sleep(args.warmup)
         cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
+        window_start = time.time()
         if args.soak:
             for minute in range(1, args.soak + 1):
                 time.sleep(60)
@@ -581,6 +582,7 @@ def one_run(
             rss_samples.append(sum(s.rss_kib() for s in servers))
             time.sleep(seconds / 2)
         cpu_used = sum(_cpu_seconds(s.pid) for s in servers) - cpu_before
+        window = (window_start, time.time())
         results = pending.get(timeout=300)
     latencies = sorted(x for r in results for x in r["latencies"])
     errors: dict[str, int] = {}
@@ -619,7 +621,25 @@ def one_run(
         "cpu_ms_per_action": cpu_used * 1000 / actions if actions else float("nan"),
         "ready_after": max(r.get("ready_after", math.nan) for r in results),
         "samples": [x for r in results for x in r["samples"]][:5],
+        "window": window,
     }
+
+
+def server_latency(log: Path, window: tuple[float, float]) -> dict[str, float]:
+    """p50/p99 of the server-side latency of the actions that arrived in the measured window,
+    as the servers logged it (games/live/latency.py; an older tree logs nothing: NaN)."""
+    found = []
+    if log.exists():
+        for line in log.read_text().splitlines():
+            started, ms = (float(x) for x in line.split())
+            if window[0] <= started <= window[1]:
+                found.append(ms)
+    found.sort()
+
+    def q(p: float) -> float:
+        return found[min(len(found) - 1, int(p * len(found)))] if found else float("nan")
+
+    return {"server_p50_ms": q(0.50), "server_p99_ms": q(0.99)}
 
 
 def _cpu_seconds(pid: int | None) -> float:
@@ -641,7 +661,9 @@ def show(row: dict) -> None:
         f"lost frames {row['lost']} (resyncs {row['resyncs']}), "
         f"{row['kib_per_action_socket']:.1f} KiB/action/socket, "
         f"RSS +{row['rss_kib_per_table']:.0f} KiB/table, "
-        f"server CPU {row['cpu_ms_per_action']:.1f} ms/action, audit_beans {row['audit']}",
+        f"server CPU {row['cpu_ms_per_action']:.1f} ms/action, "
+        f"server-side p50 {row['server_p50_ms']:.1f} ms, p99 {row['server_p99_ms']:.1f} ms, "
+        f"audit_beans {row['audit']}",
         flush=True,
     )
     for sample in row["samples"]:
@@ -654,6 +676,8 @@ COLUMNS = (
     ("p99 ms", "p99_ms", "{:.0f}"),
     ("max ms", "max_ms", "{:.0f}"),
     ("CPU ms/act", "cpu_ms_per_action", "{:.1f}"),
+    ("srv p50 ms", "server_p50_ms", "{:.1f}"),
+    ("srv p99 ms", "server_p99_ms", "{:.1f}"),
     ("KiB/act/sock", "kib_per_action_socket", "{:.1f}"),
     ("RSS KiB/table", "rss_kib_per_table", "{:.0f}"),
 )
@@ -775,10 +799,10 @@ def main() -> int:
                 )
                 # fresh processes and database for every run: no backlog or memory of another
                 prepare_database(args, side)
+                latency_log = Path(tempfile.mkstemp(prefix="ddz-latency-", suffix=".log")[1])
+                env = {**_env(args, side), "DDZ_LATENCY_LOG": str(latency_log)}
                 servers = [
-                    Server(
-                        free_port(), _env(args, side), name=f"bench{i}", root=side["root"]
-                    ).start()
+                    Server(free_port(), env, name=f"bench{i}", root=side["root"]).start()
                     for i in range(args.processes)
                 ]
                 try:
@@ -794,6 +818,8 @@ def main() -> int:
                 finally:
                     for server in servers:
                         server.stop()
+                row.update(server_latency(latency_log, row["window"]))
+                latency_log.unlink(missing_ok=True)
                 row["audit"] = audit(args, side)
                 status = status or (row["audit"] != "clean")
                 show(row)

@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 REGION_FILES = {
@@ -84,9 +85,8 @@ def main() -> None:
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
 
     import games
-    from games import broadcast, render_cache, services
+    from games import services
     from games.engine.hand import waiting_seats
-    from games.selectors import hand_state
     from tests.support.tables import (
         active_hand,
         client_action,
@@ -109,8 +109,6 @@ def main() -> None:
         return template_render(self, context)
 
     template_base.Template.render = counted
-    pushes: list[list] = []
-    broadcast.send_frames = pushes.append  # keep the frames; no channel layer in this bench
     room = make_room(args.variant)
     humans = [make_player() for _ in range(5)]
     table = seated_table(room, humans)
@@ -141,29 +139,52 @@ def main() -> None:
         import cProfile
 
         service_profiler = cProfile.Profile()
-    original_changed = broadcast.table_changed
 
-    def timed_push(table_id: int, *, known=None, only_seats=None) -> None:
-        start = time.process_time()
-        if profiler:
-            profiler.enable()
-        if service_profiler:
-            service_profiler.disable()
-        frames = broadcast.audience_frames(table_id, known=known, only_seats=only_seats)
-        if profiler:
-            profiler.disable()
-        if service_profiler:
-            service_profiler.enable()
-        push_ms.append((time.process_time() - start) * 1000)
+    def timed(push: Any) -> Any:
+        def timed_push(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            if profiler:
+                profiler.enable()
+            if service_profiler:
+                service_profiler.disable()
+            try:
+                return push(*args, **kwargs)
+            finally:
+                if profiler:
+                    profiler.disable()
+                if service_profiler:
+                    service_profiler.enable()
+                push_ms.append((time.process_time() - start) * 1000)
+
+        return timed_push
+
+    def sent(frames: list) -> None:  # no channel layer in this bench: count the bytes
         frame_bytes.append(socket_bytes(frames, seated, spectators))
 
-    broadcast.table_changed = timed_push
+    try:  # this tree's layout: a write's outbox, delivered after its commit
+        from games.push import deliver, send
+        from games.reads.selectors import hand_state
+        from games.screen import render_cache
+
+        deliver.deliver = timed(deliver.deliver)
+        send.send_frames = sent
+    except ImportError:  # an older tree: the push after commit in games/broadcast.py
+        from games import render_cache  # type: ignore[no-redef]
+        from games.push import broadcast
+        from games.reads.selectors import hand_state  # type: ignore[no-redef]
+
+        def push_frames(table_id: int, *, known: Any = None, only_seats: Any = None) -> None:
+            sent(broadcast.audience_frames(table_id, known=known, only_seats=only_seats))
+
+        broadcast.send_frames = lambda frames: None
+        broadcast.table_changed = timed(push_frames)
     for _ in range(args.hands):
         services.hand_start(table_id=table.pk)
         while (hand := active_hand(table)) is not None:
             state = hand_state(hand)
             seat = next(s for s in waiting_seats(state) if s in users)
             pushed_before = len(push_ms)
+            bytes_before = len(frame_bytes)
             rendered_before = renderings
             start = time.process_time()
             if service_profiler:
@@ -180,8 +201,7 @@ def main() -> None:
             service_ms.append(total - sum(push_ms[pushed_before:]))
             action_ms.append(total)
             renderings_per_action.append(renderings - rendered_before)
-            bytes_per_socket.append(sum(frame_bytes[pushed_before:]) / sockets)
-    broadcast.table_changed = original_changed
+            bytes_per_socket.append(sum(frame_bytes[bytes_before:]) / sockets)
 
     def line(name: str, values: list[float]) -> str:
         values = sorted(values)

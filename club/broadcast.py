@@ -1,6 +1,6 @@
 """Pushes of club life to a table's sockets: chat bubbles and the spectator count.
 
-They reuse the table's groups (games.broadcast): the public group reaches every socket of the
+They reuse the table's groups (games/push/frames.py): the public group reaches every socket of the
 table; a spectator's bubble names the seated users in ``skip_users`` so players never get it
 (the consumer drops an event that names its user)."""
 
@@ -16,7 +16,7 @@ from django.utils import translation
 from club import selectors
 from club.models import ChatMessage
 from club.phrases import EMOTES, phrase_text
-from games import broadcast as table_broadcast
+from games.push import frames, send
 
 
 def chat_html(message: ChatMessage, *, oob: bool = True) -> str:
@@ -42,7 +42,7 @@ def in_every_language(render: Callable[[], str]) -> dict[str, Any]:
         with translation.override(code):
             by_language[code] = render()
     return {
-        "type": table_broadcast.EVENT_TYPE,
+        "type": frames.EVENT_TYPE,
         "html": by_language[settings.LANGUAGE_CODE],
         "html_by_language": by_language,
     }
@@ -56,12 +56,12 @@ def chat_event(message: ChatMessage) -> tuple[str, dict[str, Any]]:
     if message.seat is None:
         seated = Seat.objects.filter(table_id=message.table_id, user__isnull=False)
         event["skip_users"] = list(seated.values_list("user_id", flat=True))
-    return table_broadcast.public_group(message.table_id), event
+    return frames.public_group(message.table_id), event
 
 
 def chat_pushed(message: ChatMessage) -> None:
     group, event = chat_event(message)
-    table_broadcast._send(group, event)
+    send.send_frames([(group, event)])
 
 
 def spectators_html(count: int) -> str:
@@ -71,6 +71,6 @@ def spectators_html(count: int) -> str:
 def spectators_event(table_id: int) -> tuple[str, dict[str, Any]]:
     count = selectors.spectator_count(table_id=table_id)
     return (
-        table_broadcast.public_group(table_id),
+        frames.public_group(table_id),
         in_every_language(lambda: spectators_html(count)),
     )

@@ -29,10 +29,10 @@ from club.models import (
     Suspension,
 )
 from club.skill import Game, SeatRecord, Skill
-from games import presence
-from games import selectors as table_selectors
 from games.models import Seat, SocketLease
-from games.prepared import PreparedRead
+from games.reads import selectors as table_selectors
+from games.services import presence
+from games.table.prepared import PreparedRead
 
 PERIODS = (7, 30)
 
@@ -551,7 +551,7 @@ _seat_ratings: dict[tuple[str, int], tuple[float, PlayerRating]] = {}
 
 
 def seat_ratings(*, user_ids: Iterable[int], variant_key: str) -> dict[int, PlayerRating]:
-    """``ratings_of`` for the table's seats (the games.hooks ``ratings_of`` hook): at most one
+    """``ratings_of`` for the table's seats (the games.table.hooks ``ratings_of`` hook): at most one
     query, none while the players' ratings are in memory."""
     now = time.monotonic()
     wanted = set(user_ids)

@@ -36,7 +36,7 @@ from club.models import (
 from club.phrases import phrase_text
 from club.skill import Game, Shape, Skill
 from ddz_site.addresses import client_address
-from games.errors import ActionRejected, ErrorCode
+from games.table.errors import ActionRejected, ErrorCode
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,10 @@
-"""What the table consumer (games/consumers.py) hands to the club: socket opened and closed
+"""What the table consumer (games/live/consumers.py) hands to the club: socket opened and closed
 (the spectator count, the connection's address), sockets of a stopped process expired (the
 count again) and the ``chat`` intent. Transport glue only: the writes are club.services.
 
-The spectators are counted from the sockets' leases (games.presence), which the consumer has
-recorded before a socket's opening comes here and deleted before its closing does."""
+The spectators are counted from the sockets' leases (games.services.presence), which the
+consumer has recorded before a socket's opening comes here and deleted before its closing
+does."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from club import broadcast, selectors, services
-from games import broadcast as table_broadcast
+from games.push import send
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ def leases_expired(*, table_id: int, user_ids: Iterable[int]) -> None:
     the table's sockets get the new count when a spectator left with them."""
     try:
         if any(selectors.spectator_sockets(table_id=table_id, user_id=u) == 0 for u in user_ids):
-            table_broadcast.send_frames([broadcast.spectators_event(table_id)])
+            send.send_frames([broadcast.spectators_event(table_id)])
     except Exception:  # the sweep goes on: the count is a nicety
         logger.exception("club: spectators of table %s after its leases expired", table_id)
 

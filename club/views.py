@@ -15,7 +15,7 @@ from accounts.selectors import title_progress
 from club import selectors, services
 from club.forms import PlayerSettingsForm
 from games.models import VARIANT_LABELS
-from games.selectors import hands_readable
+from games.reads.selectors import hands_readable
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:

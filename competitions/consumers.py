@@ -16,7 +16,7 @@ from django.utils import translation
 
 from competitions import broadcast, pages
 from competitions.models import Event
-from games.hooks import hooks
+from games.table.hooks import hooks
 
 CLOSE_NO_EVENT = 4404
 

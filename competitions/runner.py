@@ -23,9 +23,9 @@ from competitions import arena, broadcast, duplicate, schedule, selectors, servi
 from competitions.models import Board, Entry, Event, Format, Game, Schedule
 from games import services as game_services
 from games.engine.dealing import new_seed, seed_commitment
-from games.errors import ActionRejected
 from games.models import Hand, Seat
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.table.errors import ActionRejected
 
 logger = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from accounts.services import InsufficientBeans, beans_event_move
 from competitions import broadcast, prizes, selectors
 from competitions.errors import EventCode, EventRefused
 from competitions.models import Entry, Event, Format, Schedule, Settlement
-from games.hooks import hooks
-from games.wake import wake
+from games.table.hooks import hooks
+from games.table.wake import wake
 
 Reason = BeanEntry.Reason
 

@@ -10,7 +10,7 @@ from django.db.models.signals import post_save
 
 from competitions.models import Game
 from games.models import Hand
-from games.wake import wake
+from games.table.wake import wake
 
 
 def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:

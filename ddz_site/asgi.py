@@ -32,7 +32,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # the session is read lazily; the table consumer finds its user after accepting the
-        # handshake (games/consumers.py)
+        # handshake (games/live/consumers.py)
         "websocket": AllowedHostsOriginValidator(
             SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -64,7 +64,7 @@ class BatchingRedisPubSubChannelLayer(RedisPubSubChannelLayer):
     (bench/README.md, issue #17). What pub/sub can lose instead is what is published while a
     process is cut off from Redis, or more than Redis buffers for a subscriber that does not
     keep up (``client-output-buffer-limit pubsub``, 32 MB by default): the versioned frames
-    heal such a gap with a resync (games/broadcast.py)."""
+    heal such a gap with a resync (games/push/frames.py)."""
 
     async def group_send_many(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
         layer = self._get_layer()

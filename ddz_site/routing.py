@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from competitions.consumers import EventConsumer
-from games.consumers import TableConsumer
+from games.live.consumers import TableConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),  # type: ignore[arg-type]

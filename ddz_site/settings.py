@@ -185,7 +185,7 @@ ACCOUNT_RATE_LIMITS = {
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 
-# Table sockets: per-socket flood guard (games/consumers.py), frames in a burst and per second.
+# Table sockets: per-socket flood guard (games/live/consumers.py), frames in a burst and per second.
 DDZ_WS_RATE_BURST = env_int("DDZ_WS_RATE_BURST", 30)
 DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)
 # No one user can starve a process (issue #17): table sockets one user may hold across the
@@ -197,6 +197,10 @@ DDZ_WS_MAX_SOCKETS_PER_USER = env_int("DDZ_WS_MAX_SOCKETS_PER_USER", 6)
 DDZ_WS_RESYNC_PER_SECOND = float(os.environ.get("DDZ_WS_RESYNC_PER_SECOND", "3"))
 DDZ_WS_MAX_FRAME_BYTES = env_int("DDZ_WS_MAX_FRAME_BYTES", 64 * 1024)
 DDZ_WS_MAX_SEND_BYTES = env_int("DDZ_WS_MAX_SEND_BYTES", 1024 * 1024)
+# A file the served process appends each player action's server-side latency to (from its
+# frame's arrival to the last frame of its push written to a socket; games/live/latency.py):
+# for bench/load_tables.py. Empty: not measured.
+DDZ_LATENCY_LOG = os.environ.get("DDZ_LATENCY_LOG", "")
 # The served process's interpreter switch interval, in milliseconds (ddz_site/asgi.py).
 DDZ_SWITCH_INTERVAL_MS = float(os.environ.get("DDZ_SWITCH_INTERVAL_MS", "0.5"))
 
@@ -213,8 +217,8 @@ DDZ_BOT_FILL_SECONDS = env_int("DDZ_BOT_FILL_SECONDS", 60)
 DDZ_BOT_THINK_SECONDS = (
     float(os.environ["DDZ_BOT_THINK_SECONDS"]) if os.environ.get("DDZ_BOT_THINK_SECONDS") else None
 )
-# Presence across processes (games/presence.py): each served process renews the leases of its
-# open table sockets every DDZ_SOCKET_RENEW_SECONDS; a lease not renewed for
+# Presence across processes (games/services/presence.py): each served process renews the
+# leases of its open table sockets every DDZ_SOCKET_RENEW_SECONDS; a lease not renewed for
 # DDZ_SOCKET_LEASE_SECONDS is dead (its process stopped or died) and its user's seat goes
 # offline as of then, which starts the disconnect grace.
 DDZ_SOCKET_LEASE_SECONDS = env_int("DDZ_SOCKET_LEASE_SECONDS", 30)

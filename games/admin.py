@@ -16,9 +16,9 @@ from django.utils.translation import gettext_lazy as _
 from ddz_site.admin_views import ReadOnlyAdmin
 from games import services
 from games.engine.variants import VARIANTS
-from games.errors import ActionRejected
 from games.models import VARIANT_LABELS, Hand, Room, Seat, Table
-from games.options import OPTION_HELP, option_label, value_label
+from games.table.errors import ActionRejected
+from games.table.options import OPTION_HELP, option_label, value_label
 
 
 # --------------------------------------------------------------------------- rooms

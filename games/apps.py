@@ -28,7 +28,7 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         if not _serving():
             return
-        from games.deadlines import renew_forever, start_daemon, start_thread
+        from games.runner.deadlines import renew_forever, start_daemon, start_thread
 
         # the sockets live in the served process: it renews their leases whoever runs deadlines
         start_daemon("ddz-socket-leases", renew_forever)

@@ -1,7 +1,7 @@
 """Rooms: where a variant is played at given stakes (RULES.md §7 room settings).
 
 Models stay thin; validation is in ``Room.clean`` (called by the admin and by
-``games.services.room_create``) and computations in games/services.py and games/selectors.py.
+``games.services.room_create``) and computations in games/services.py and games/reads/selectors.py.
 """
 
 from __future__ import annotations
@@ -174,15 +174,22 @@ class Room(models.Model):
         return str(VARIANT_LABELS.get(self.variant, self.variant))
 
     @property
-    def effective_min_balance(self) -> int:
-        from games.stakes import room_min_balance
+    def computed_min_balance(self) -> int:
+        """The largest loss one seat can suffer in this room (RULES.md §7 ``min_balance``)."""
+        variant = find_variant(self.variant, **(self.options or {}))
+        units = variant.max_loss_units(max_multiplier=self.max_multiplier)
+        return units * self.base_score * self.coefficient + self.house_take
 
-        return room_min_balance(room=self)
+    @property
+    def effective_min_balance(self) -> int:
+        """The room's override when set, else the computed value."""
+        return self.min_balance if self.min_balance is not None else self.computed_min_balance
 
 
 # --------------------------------------------------------------------------- real-time tables
 # Tables, seats, hands and their append-only action log (issue #5). The live hand state is
-# never stored in process memory: it is the replay of ``Hand.record`` (games.selectors.hand_state).
+# never stored in process memory: it is the replay of ``Hand.record``
+# (games.reads.selectors.hand_state).
 
 
 class Table(models.Model):
@@ -296,9 +303,10 @@ class Seat(models.Model):
 
 class SocketLease(models.Model):
     """One open table socket, held by the served process that accepted it. The process renews
-    its leases on a timer (games.presence); a lease not renewed for DDZ_SOCKET_LEASE_SECONDS
-    belongs to a process that stopped or died, and is swept. A seat's ``connections`` is the
-    count of its user's leases at the table, recomputed under the table lock."""
+    its leases on a timer (games.services.presence); a lease not renewed for
+    DDZ_SOCKET_LEASE_SECONDS belongs to a process that stopped or died, and is swept. A seat's
+    ``connections`` is the count of its user's leases at the table, recomputed under the table
+    lock."""
 
     table = models.ForeignKey(
         Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="socket_leases"

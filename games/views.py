@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -22,7 +23,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from ddz_site.addresses import client_address
-from games import private, rendering, selectors
 from games import services as game_services
 from games.engine.cards import format_cards
 from games.engine.dealing import deal as engine_deal
@@ -30,11 +30,17 @@ from games.engine.dealing import seed_commitment
 from games.engine.record import public_marks, replay
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
-from games.errors import ActionRejected
-from games.hooks import hooks
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
-from games.options import OPTION_HELP, option_label, value_label
-from games.selectors import room_list_active
+from games.reads import private as reads_private
+from games.reads import selectors
+from games.reads.selectors import room_list_active
+from games.reads.snapshot import table_snapshot
+from games.screen import context, labels, regions
+from games.services import private
+from games.table import invites
+from games.table.errors import ActionRejected
+from games.table.hooks import hooks
+from games.table.options import OPTION_HELP, option_label, value_label
 
 
 # --------------------------------------------------------------------------- helpers
@@ -64,7 +70,7 @@ def _is_htmx(request: HttpRequest) -> bool:
 def _refused(request: HttpRequest, table_id: int, error: ActionRejected) -> HttpResponse:
     if _is_htmx(request):
         # 200 so htmx swaps it; the partial carries hx-swap-oob and lands in #table-error
-        response = HttpResponse(rendering.render_error(message=error.message))
+        response = HttpResponse(regions.render_error(message=error.message))
         response["HX-Reswap"] = "none"
         return response
     messages.error(request, error.message)
@@ -138,10 +144,11 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         return gate
     hand = _current_hand(table)
     view_seat, _seat = _seat_of(table, hand, request.user)
-    ctx = rendering.table_context(table=table, hand=hand, seat_index=view_seat, user=request.user)
+    snapshot = table_snapshot(table=table, hand=hand)
+    ctx = context.table_context(snapshot=snapshot, seat_index=view_seat, user=request.user)
     ctx["oob"] = False
     ctx["seated"] = _seat is not None
-    ctx["regions"] = rendering.page_regions(own=ctx, request=request)
+    ctx["regions"] = regions.page_regions(snapshot=snapshot, own=ctx, request=request)
     ctx["banner"] = hooks.table_banner(table=table, user=request.user)
     return render(request, "games/table.html", ctx)
 
@@ -149,13 +156,19 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 def table_regions(request: HttpRequest, table_id: int) -> HttpResponse:
     """Every region for the requesting audience (a resync over plain HTTP)."""
     table = get_object_or_404(Table.objects.select_related("room"), pk=table_id)
-    if not private.may_watch(table, request.user, _invite_codes(request)):
+    if not reads_private.may_watch(table, request.user, _invite_codes(request)):
         raise Http404(_("No such table."))
     hand = _current_hand(table)
     view_seat, _seat = _seat_of(table, hand, request.user)
+    language = settings.LANGUAGE_CODE
+    if view_seat is not None:
+        language = selectors.stored_language(user=request.user)
     return HttpResponse(
-        rendering.render_table_regions(
-            table=table, hand=hand, seat_index=view_seat, user=request.user
+        regions.render_screen(
+            snapshot=table_snapshot(table=table, hand=hand),
+            seat_index=view_seat,
+            user=request.user,
+            language=language,
         )
     )
 
@@ -272,12 +285,12 @@ def _names(hand: Hand) -> dict[int, str]:
     return out
 
 
-def _infos(hand: Hand) -> list[rendering.SeatInfo]:
+def _infos(hand: Hand) -> list[context.SeatInfo]:
     infos = []
     for row in HandPlayer.objects.filter(hand=hand).select_related("user").order_by("seat"):
         name = row.user.username if row.user is not None else _("Bot %(n)s") % {"n": row.seat + 1}
         infos.append(
-            rendering.SeatInfo(
+            context.SeatInfo(
                 index=row.seat,
                 name=name,
                 is_bot=row.is_bot or row.user is None,
@@ -293,7 +306,7 @@ def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
     who = names.get(action["seat"], _("Seat %(n)s") % {"n": action["seat"] + 1})
     value = action.get("value")
     if act == "play":
-        what = rendering._cards_short(action.get("cards"))
+        what = labels.cards_short(action.get("cards"))
     elif act == "pass":
         what = _("Pass")
     elif act == "bid":
@@ -306,12 +319,12 @@ def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
         what = (
             _("No grab")
             if value is None
-            else _("Grab with %(card)s") % {"card": rendering._cards_short(value)}
+            else _("Grab with %(card)s") % {"card": labels.cards_short(value)}
         )
     elif act == "partner":
-        what = str(rendering.PARTNER_LABELS.get(value, value))
+        what = str(labels.PARTNER_LABELS.get(value, value))
     elif act == "call":
-        what = _("Call %(card)s") % {"card": rendering._cards_short(value)}
+        what = _("Call %(card)s") % {"card": labels.cards_short(value)}
     elif act == "timeout":
         what = _("Timed out")
     elif act == "autoplay":
@@ -348,14 +361,14 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
             {
                 "seat": s,
                 "name": names.get(s, ""),
-                "cards": rendering.card_faces(format_cards(state.hands[s])),
+                "cards": labels.card_faces(format_cards(state.hands[s])),
             }
             for s in range(state.seats)
         ]
     else:
         view = view_for(state, int(audience))
         hands = []
-    ctx = rendering.screen_context(
+    ctx = context.screen_context(
         view=view,
         seats=infos,
         hand_id=hand.pk,
@@ -439,7 +452,7 @@ def hand_verify(request: HttpRequest, hand_id: int) -> HttpResponse:
         {
             "seat": s,
             "name": names.get(s, _("Seat %(n)s") % {"n": s + 1}),
-            "cards": rendering.card_faces(text),
+            "cards": labels.card_faces(text),
             "matches": recorded.get("hands", [None] * variant.seats)[s] == text
             if s < len(recorded.get("hands", []))
             else False,
@@ -454,8 +467,8 @@ def hand_verify(request: HttpRequest, hand_id: int) -> HttpResponse:
             "commitment_ok": commitment == hand.commitment,
             "deal_ok": deal_json == recorded,
             "seats": seats,
-            "bottom": rendering.card_faces(deal_json.get("bottom")),
-            "face_up": rendering.card_face(deal_json["face_up"]["card"])
+            "bottom": labels.card_faces(deal_json.get("bottom")),
+            "face_up": labels.card_face(deal_json["face_up"]["card"])
             if deal_json.get("face_up")
             else None,
             "cli": f"python -m games.engine verify {hand.seed} {hand.commitment} {hand.variant_key}"
@@ -477,9 +490,9 @@ def _invite_codes(request: HttpRequest) -> list[str]:
 def _private_gate(request: HttpRequest, table: Table) -> HttpResponse | None:
     """None when the request may see the table; else the invite page or a 404 (a private
     table's existence is not revealed to anyone without its code)."""
-    if private.may_watch(table, request.user, _invite_codes(request)):
+    if reads_private.may_watch(table, request.user, _invite_codes(request)):
         return None
-    if any(private.code_matches(table, c) for c in _invite_codes(request)):
+    if any(invites.code_matches(table, c) for c in _invite_codes(request)):
         return redirect("table_invite", code=table.invite_code)
     raise Http404(_("No such table."))
 
@@ -495,7 +508,7 @@ def table_create_private(request: HttpRequest, room_id: int) -> HttpResponse:
     except ActionRejected as error:
         messages.error(request, error.message)
         return redirect("lobby")
-    private.save_invite(request.session, table.invite_code)
+    invites.save_invite(request.session, table.invite_code)
     return redirect("table", table_id=table.pk)
 
 
@@ -517,7 +530,7 @@ def table_invite(request: HttpRequest, code: str) -> HttpResponse:
     if table is None:
         raise Http404(_("This invite link is not valid."))
     if request.user.is_authenticated:
-        private.save_invite(request.session, table.invite_code)
+        invites.save_invite(request.session, table.invite_code)
         if Seat.objects.filter(table=table, user=request.user).exists():
             return redirect("table", table_id=table.pk)
     seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
@@ -539,7 +552,7 @@ def _code_for(request: HttpRequest, table: Table) -> str | None:
     if posted:  # a guess like a link's: refused past the throttle, remembered when wrong
         opened = private.invite_table(code=posted, table_id=table.pk, **_guesser(request))
         return posted if opened is not None else None
-    return next((c for c in _invite_codes(request) if private.code_matches(table, c)), None)
+    return next((c for c in _invite_codes(request) if invites.code_matches(table, c)), None)
 
 
 @login_required
@@ -648,10 +661,12 @@ def seat_stand_after(request: HttpRequest, table_id: int) -> HttpResponse:
 # --------------------------------------------------------------------------- sessions
 @login_required
 def session_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(private.user_sessions(request.user), 25).get_page(request.GET.get("page"))
+    page = Paginator(reads_private.user_sessions(request.user), 25).get_page(
+        request.GET.get("page")
+    )
     items = []
     for session in page.object_list:
-        sheet = private.session_sheet(session)
+        sheet = reads_private.session_sheet(session)
         mine = f"u{request.user.pk}"
         total = sheet["totals"][sheet["keys"].index(mine)] if mine in sheet["keys"] else None
         items.append({"session": session, "hands": len(sheet["lines"]), "total": total})
@@ -660,7 +675,7 @@ def session_list(request: HttpRequest) -> HttpResponse:
 
 def _session_or_404(request: HttpRequest, session_id: int) -> TableSession:
     session = get_object_or_404(TableSession.objects.select_related("table__room"), pk=session_id)
-    if not private.may_see_session(session, request.user, _invite_codes(request)):
+    if not reads_private.may_see_session(session, request.user, _invite_codes(request)):
         raise Http404(_("No such session."))
     return session
 
@@ -671,14 +686,18 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
     return render(
         request,
         "games/sessions/detail.html",
-        {"session": session, "sheet": private.session_sheet(session), "room": session.table.room},
+        {
+            "session": session,
+            "sheet": reads_private.session_sheet(session),
+            "room": session.table.room,
+        },
     )
 
 
 @login_required
 def session_csv(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _session_or_404(request, session_id)
-    response = HttpResponse(private.session_sheet_csv(session), content_type="text/csv")
+    response = HttpResponse(reads_private.session_sheet_csv(session), content_type="text/csv")
     name = f"ddz-table{session.table_id}-session{session.number}.csv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

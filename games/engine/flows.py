@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 from games.engine.cards import BJ_CODE, RANK_TWO, SJ_CODE, card_rank
 from games.engine.errors import InvalidChoice, WrongPhase
 from games.engine.memo import last_by_identity
+from games.engine.scoring import finish
 from games.engine.state import (
     BID,
     CALL,
@@ -505,9 +506,7 @@ class New5Flow(Flow):
         state = replace(state, hands=tuple(hands), bottom=(), landlord=landlord, asked=(landlord,))
         reason = self.auto_win(hands[landlord])
         if reason is not None:
-            from games.engine.scoring import finish
-
-            return finish(replace(state, auto_win=reason, solo=True), LANDLORD_SIDE)
+            return finish(replace(state, auto_win=reason, solo=True), LANDLORD_SIDE, self.settle)
         return replace(state, phase=PHASE_PARTNER, turn=landlord)
 
     @staticmethod

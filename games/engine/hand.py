@@ -300,7 +300,7 @@ def _play(state: HandState, action: Action) -> HandState:
     state = flow_for(v).after_play(state, record)
     if final:
         side = LANDLORD_SIDE if seat in state.landlord_side() else FARMER_SIDE
-        return finish(state, side)
+        return finish(state, side, flow_for(v).settle)
     return state
 
 

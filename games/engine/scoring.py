@@ -6,11 +6,16 @@ them into beans with ``beans.settle_beans`` and builds the ``Result`` stored on 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 from games.engine.beans import settle_beans
 from games.engine.state import PHASE_FINISHED, HandState, Result
+
+# A flow's settlement of a finished state: units per seat, multiplier, spring, anti-spring.
+Settle = Callable[[HandState], tuple[tuple[Fraction, ...], Any, bool, bool]]
 
 # Balance used for a seat whose balance the caller did not give: large enough never to bind.
 UNLIMITED_BALANCE = 10**15
@@ -32,10 +37,9 @@ def beans_for(state: HandState, units: tuple[Fraction, ...]) -> tuple[tuple[int,
     return settlement.deltas, settlement.house
 
 
-def finish(state: HandState, winner_side: str) -> HandState:
-    """End the hand now: the winner side, every role revealed, units and beans settled."""
-    from games.engine.flows import flow_for
-
+def finish(state: HandState, winner_side: str, settle: Settle) -> HandState:
+    """End the hand now: the winner side, every role revealed, units and beans settled by
+    ``settle`` (the variant's flow's)."""
     state = replace(
         state,
         phase=PHASE_FINISHED,
@@ -45,7 +49,7 @@ def finish(state: HandState, winner_side: str) -> HandState:
         revealed=True,
         asked=(),
     )
-    units, multiplier, spring, anti = flow_for(state.variant).settle(state)
+    units, multiplier, spring, anti = settle(state)
     if sum(units, Fraction(0)) != 0:  # pragma: no cover - every flow is zero-sum by construction
         raise AssertionError(f"units do not sum to zero: {units}")
     beans, house = beans_for(state, units)

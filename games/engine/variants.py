@@ -18,15 +18,26 @@ compare as tuples within one variant.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from games.engine.errors import UnknownOption, UnknownVariant
 
-if TYPE_CHECKING:
-    from games.engine.combos import Combo
-
 SJ = 16
 BJ = 17
+
+
+class Play(Protocol):
+    """What a variant reads of a play's reading (a ``combos.Combo``) to score it."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def bomb_power(self) -> tuple[int, ...] | None: ...
+
+    @property
+    def is_bomb(self) -> bool: ...
+
 
 # A bomb-class reading as the hooks return it: (kind, key, bomb_power).
 BombReading = tuple[str, int, tuple[int, ...]]
@@ -159,7 +170,7 @@ class Variant:
         """A run of `length` ≥ 2 consecutive 4-of-a-kinds topped by `top` (fenzhou5 连炸)."""
         return None
 
-    def bomb_bonus(self, combo: Combo) -> int:
+    def bomb_bonus(self, combo: Play) -> int:
         """What playing `combo` adds to the hand's bomb count (hand scoring helper).
 
         qq5 and classic3: the number of doublings it causes (RULES.md §3.5, §5.5);
@@ -239,7 +250,7 @@ class QQ5(Variant):
             return (("nuke", BJ, (7, 0)),)
         return ()
 
-    def bomb_bonus(self, combo: Combo) -> int:
+    def bomb_bonus(self, combo: Play) -> int:
         power = combo.bomb_power
         return 1 if power is not None and power[0] in self.DOUBLING_TIERS else 0
 
@@ -362,7 +373,7 @@ class Classic3(Variant):
     def joker_bombs(self, small: int, big: int) -> tuple[BombReading, ...]:
         return (("rocket", BJ, (1, 0)),) if (small, big) == (1, 1) else ()
 
-    def bomb_bonus(self, combo: Combo) -> int:
+    def bomb_bonus(self, combo: Play) -> int:
         return 1 if combo.is_bomb else 0
 
     def max_loss_units(self, *, max_multiplier: int | None = None) -> int:
@@ -452,7 +463,7 @@ class Fenzhou5(Variant):
             return ("chain_bomb", top, (1, 2, top))
         return ("multi_chain_bomb", top, (3, length, top))
 
-    def bomb_bonus(self, combo: Combo) -> int:
+    def bomb_bonus(self, combo: Play) -> int:
         return self.BONUS.get(combo.kind, 0) if combo.is_bomb else 0
 
     def max_loss_units(self, *, max_multiplier: int | None = None) -> int:

@@ -1,21 +1,22 @@
 """Every write of rooms, tables, seats and hands, one module per part of a table's life:
 
-* ``base``: what every write shares (transaction, table lock, version bump, push after commit);
-* ``seating``: rooms, tables, seats, bots and presence, through the model of games/table_life.py;
-* ``hands``: dealing (absent players stood up first), actions, 托管 and bots, deadlines, finishing.
+* ``base``: what every write shares (transaction, table lock, version bump, the outbox);
+* ``seating``: rooms, tables, seats, bots and presence, through the model of games/table/life.py;
+* ``hands``: dealing (absent players stood up first), actions, 托管 and bots, deadlines, finishing;
+* ``private``: private tables and seat moves between hands;
+* ``presence``: the socket leases behind a seat's presence.
 
 Each service is one transaction that locks the table row first, calls the engine, appends
-``HandAction`` rows, settles a finished hand through the ledger and pushes after commit. No game
-state lives in process memory: any process serves any table from the database. Refusals are
-``games.errors.ActionRejected`` (code + translated message).
+``HandAction`` rows, settles a finished hand through the ledger and records what changed in
+its outbox, pushed after commit (games/push/). No game state lives in process memory: any
+process serves any table from the database. Refusals are
+``games.table.errors.ActionRejected`` (code + translated message).
 """
 
 from games.services.hands import (
     BotReplies,
     HandRun,
     apply_deadline,
-    decision_seconds,
-    hand_apply_due_deadlines,
     hand_decide_bots,
     hand_start,
     hand_submit_action,
@@ -38,7 +39,8 @@ from games.services.seating import (
     table_quick_join,
     table_remove_bot,
 )
-from games.stakes import (
+from games.table.stakes import (
+    decision_seconds,
     disconnect_grace_seconds,
     room_computed_min_balance,
     room_min_balance,
@@ -56,7 +58,6 @@ __all__ = [
     "bot_fill_seconds",
     "decision_seconds",
     "disconnect_grace_seconds",
-    "hand_apply_due_deadlines",
     "hand_decide_bots",
     "hand_start",
     "hand_submit_action",

@@ -3,7 +3,8 @@ the push after commit, and freeing a seat.
 
 Each table or hand service is one transaction (``write``) that first locks the table row
 (``lock_table``: ``select_for_update(no_key=True)``; one lock order everywhere: table, then
-users in the ledger) and pushes only after commit (``broadcast_on_commit``).
+users in the ledger), records what it changed in the write's outbox (games/push/outbox.py) and
+leaves the push to games/push/deliver.py, after the commit.
 """
 
 from __future__ import annotations
@@ -11,20 +12,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from games import selectors, table_life
-from games.errors import ActionRejected, ErrorCode
 from games.models import Seat, Table
-from games.prepared import PreparedRead
-
-if TYPE_CHECKING:
-    from games.rendering import TableSnapshot
+from games.push import deliver, outbox
+from games.reads import selectors
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode
+from games.table.prepared import PreparedRead, read_together
 
 logger = logging.getLogger(__name__)
 
@@ -32,9 +32,11 @@ logger = logging.getLogger(__name__)
 @contextmanager
 def write() -> Iterator[None]:
     """One transaction; a write that lost a race (SQLite's busy lock, a duplicate action
-    sequence number, a version that moved) becomes a CONFLICT refusal with nothing changed."""
+    sequence number, a version that moved) becomes a CONFLICT refusal with nothing changed.
+    What it records in its outbox is pushed after its commit; a write inside another adds to
+    the outer one's."""
     try:
-        with transaction.atomic():
+        with outbox.collecting(deliver.deliver), transaction.atomic():
             yield
     except IntegrityError as error:
         raise ActionRejected.of(ErrorCode.CONFLICT, detail=str(error)) from error
@@ -62,7 +64,7 @@ def locked_table(*, skip_locked: bool = False, **lookup: Any) -> Table | None:
         return None
 
 
-# every move and connect locks its table by id: compiled once (games/prepared.py)
+# every move and connect locks its table by id: compiled once (games/table/prepared.py)
 _LOCKED_TABLE = PreparedRead(
     lambda table_id: locking_tables().filter(pk=table_id).order_by()[:1], "table_id"
 )
@@ -84,99 +86,51 @@ def lock_table(
     return table
 
 
-def broadcast_on_commit(
-    table_id: int,
-    *,
-    notices: list[str] | None = None,
-    club: bool = False,
-    known: TableSnapshot | None = None,
-    coalesce: bool = False,
-    only_seats: tuple[int, ...] | None = None,
-) -> None:
-    """Push the table's state once after the outermost commit (once per transaction).
-    ``notices`` (games.notify partials) and the #table-club region (between hands, or with
-    ``club``) ride in the same frame of each audience, so one push stays one frame. ``known``:
-    the table as the caller just wrote it (the push then reads only what it lacks); the last
-    call of a transaction decides, and a call without one has the push read everything.
-    ``coalesce``: a push that carries nothing but the state (a seat coming on line) may be
-    one push with others of the table waiting to run (broadcast.push_coalesced).
-    ``only_seats``: the push goes to these seats' players alone (a sealed step's deciders)."""
-    connection = transaction.get_connection()
-    if connection.in_atomic_block:
-        for entry in connection.run_on_commit:
-            existing = entry[1]
-            if getattr(existing, "ddz_table_id", None) == table_id:
-                existing.ddz_notices.extend(notices or ())
-                existing.ddz_club = existing.ddz_club or club
-                if known is not None:
-                    # the state before this call's writes is not the state before the
-                    # transaction's first: the push sends every seat its own regions
-                    known.before = None
-                existing.ddz_known = known
-                existing.ddz_coalesce = existing.ddz_coalesce and coalesce
-                if existing.ddz_only is not None:
-                    both = None if only_seats is None else {*existing.ddz_only, *only_seats}
-                    existing.ddz_only = None if both is None else tuple(sorted(both))
-                return
-
-    from games import broadcast
-
-    def send() -> None:
-        if send.ddz_coalesce and not (send.ddz_notices or send.ddz_club or send.ddz_known):
-            broadcast.push_coalesced(table_id, push)
-        else:
-            push()
-
-    def push() -> None:
-        try:
-            known = send.ddz_known
-            if known is not None:
-                club_due = known.table.status == Table.Status.WAITING
-            else:
-                club_due = _club_due(table_id)
-            if not send.ddz_notices and not send.ddz_club and not club_due:
-                broadcast.table_changed(table_id, known=known, only_seats=send.ddz_only)
-                return
-            from games.private import with_club
-
-            frames = broadcast.audience_frames(table_id, known=known, every_seat=True)
-            broadcast.send_frames(
-                with_club(table_id, frames, notices=send.ddz_notices, force=send.ddz_club)
-            )
-        except Exception:  # a failed push must never undo or fail a committed write
-            logger.exception("broadcast of table %s failed", table_id)
-
-    send.ddz_table_id = table_id  # type: ignore[attr-defined]
-    send.ddz_notices = list(notices or ())  # type: ignore[attr-defined]
-    send.ddz_club = club  # type: ignore[attr-defined]
-    send.ddz_known = known  # type: ignore[attr-defined]
-    send.ddz_coalesce = coalesce  # type: ignore[attr-defined]
-    send.ddz_only = only_seats  # type: ignore[attr-defined]
-    transaction.on_commit(send)
-
-
-def _club_due(table_id: int) -> bool:
-    """The #table-club region changes between hands only (seats, the sheet's new line)."""
-    return Table.objects.filter(pk=table_id, status=Table.Status.WAITING).exists()
+def lock_table_for_move(table_id: Any, *, missing: ErrorCode) -> tuple[Table, list[Seat], Any]:
+    """Lock the table row and read its seats (each with its user) and its active hand (None:
+    none), all read after the lock: one round trip on PostgreSQL."""
+    try:
+        table_id = int(table_id)
+    except (TypeError, ValueError):
+        raise ActionRejected.of(missing) from None
+    tables, seats = read_together(
+        (_LOCKED_TABLE, {"table_id": table_id}),
+        (selectors.SEATS_AND_ACTIVE_HAND, {"table_id": table_id}),
+    )
+    if not tables:
+        raise ActionRejected.of(missing)
+    table = tables[0]
+    # without an active hand, the outer join leaves the first seat none
+    hand = getattr(seats[0], "active_hand", None) if seats else None
+    for seat in seats:
+        seat.table = table
+    if hand is not None:
+        hand.table = table
+    return table, seats, hand
 
 
 def next_version(table: Table) -> int:
-    """The table's version after this transaction: one step however many of its writes change
-    the table, since a transaction makes one push and a page takes only the version after the
-    one it shows (games/broadcast.py; two steps read as a lost push and cost a resync)."""
-    if not getattr(table, "ddz_stepped", False):
-        table.version += 1
-        table.ddz_stepped = True  # type: ignore[attr-defined]
-        transaction.on_commit(lambda: setattr(table, "ddz_stepped", False))
+    """The table's version after this write: one step however many of its parts change the
+    table, since a write makes one push and a page takes only the version after the one it
+    shows (games/push/frames.py; two steps read as a lost push and cost a resync)."""
+    stepped = outbox.current().stepped
+    if table.pk not in stepped:
+        stepped[table.pk] = table.version + 1
+    table.version = stepped[table.pk]
     return table.version
 
 
-def bump(table: Table) -> None:
+def bump(table: Table, *, club: bool = False, presence: bool = False) -> None:
+    """Store the table's next version (and status) and push it after commit; ``club``: with
+    #table-club even mid-hand, ``presence``: only seats went on or off line."""
     next_version(table)
     table.changed_at = timezone.now()
     Table.objects.filter(pk=table.pk).update(
         version=table.version, status=table.status, changed_at=table.changed_at
     )
+    outbox.table_moved(table.pk, presence=presence)
+    if club:
+        outbox.club_changed(table.pk)
 
 
 def lock_seated(table_id: Any, user: Any) -> tuple[Table, Seat]:
@@ -203,12 +157,12 @@ def lock_between_hands(table_id: Any, *, user: Any = None) -> tuple[Table, list[
     return table, seats
 
 
-def seat_moves(seat: Seat, event: table_life.Event) -> table_life.SeatState:
-    """The state the seat moves to on ``event`` (games/table_life.py); a move the model does
+def seat_moves(seat: Seat, event: life.Event) -> life.SeatState:
+    """The state the seat moves to on ``event`` (games/life.py); a move the model does
     not have is refused with nothing changed."""
     try:
-        return table_life.seat_after(seat, event)
-    except table_life.Refused as error:
+        return life.seat_after(seat, event)
+    except life.Refused as error:
         raise ActionRejected.of(ErrorCode.BAD_SEAT, detail=str(error)) from error
 
 

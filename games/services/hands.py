@@ -7,7 +7,7 @@ the new record and version, lets bots and 托管 seats act, settles a finished h
 ledger and broadcasts only after commit (``transaction.on_commit``). No game state lives in
 process memory: a second process or a restart serves any table from the database.
 
-Refusals are ``games.errors.ActionRejected`` (code + translated message).
+Refusals are ``games.table.errors.ActionRejected`` (code + translated message).
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import presence, selectors, table_life
 from games.engine.beans import RoomStakes, round_half_up
 from games.engine.bot import bot_action
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
@@ -43,8 +42,6 @@ from games.engine.scoring import tie_order
 from games.engine.state import (
     AUTOPLAY,
     CLOSE,
-    PHASE_GRAB,
-    PHASE_PARTNER,
     PHASE_PLAY,
     PHASE_REDEAL,
     TIMEOUT,
@@ -52,16 +49,16 @@ from games.engine.state import (
     HandState,
 )
 from games.engine.variants import find_variant
-from games.errors import ActionRejected, ErrorCode, from_engine_error
 from games.models import Hand, HandAction, HandPlayer, Room, Seat, Table, TableSession
-from games.prepared import PreparedInsert, PreparedUpdate
+from games.push import outbox
+from games.push.outbox import notify
+from games.reads import selectors
+from games.services import presence
 from games.services.base import (
-    broadcast_on_commit,
     bump,
     create_seats,
     lock_between_hands,
-    lock_table,
-    locked_table,
+    lock_table_for_move,
     next_version,
     put_bot,
     require_user,
@@ -69,17 +66,18 @@ from games.services.base import (
     vacate,
     write,
 )
-from games.stakes import (
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode, from_engine_error
+from games.table.prepared import PreparedInsert, PreparedUpdate, write_together
+from games.table.stakes import (
+    decision_seconds,
     disconnect_grace,
     table_min_balance,
     table_options,
     table_seconds,
     table_stakes,
 )
-from games.wake import wake
-
-if TYPE_CHECKING:
-    from games.rendering import TableSnapshot
+from games.table.wake import wake
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +101,7 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
     """Deal a new hand (with ``user``: only a seated player may). Before the deal, players below
     the table's minimum balance and players away past the disconnect grace are stood up, each
     with a notice (a bot takes an absent player's seat where the room says so); the deal then
-    goes ahead only at a filled table with a player present (games/table_life.py). Stand-ups
+    goes ahead only at a filled table with a player present (games/life.py). Stand-ups
     commit even when the deal is then refused."""
     now = timezone.now()
     with write():
@@ -111,12 +109,10 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
         refusal = _stand_up_before_deal(table, seats, user=user, now=now)
         if refusal is None:
             hand = _deal_hand(table, seats, now=now)
-            bump(table)
             # the club region too: seat moves and swaps are offered between hands only
-            broadcast_on_commit(table.pk, club=True)
+            bump(table, club=True)
             return hand
         bump(table)
-        broadcast_on_commit(table.pk)
     raise refusal
 
 
@@ -125,8 +121,6 @@ def _stand_up_before_deal(
 ) -> ActionRejected | None:
     """Stand up who may not be dealt in, and say why the deal cannot go ahead (None: deal).
     The player asking for the deal is at the table, socket or not."""
-    from games.notify import notify
-
     minimum = table_min_balance(table)
     broke = [s for s in seats if s.user_id is not None and s.user.beans < minimum]
     broke_names = ", ".join(s.user.username for s in broke)
@@ -137,7 +131,7 @@ def _stand_up_before_deal(
         for seat in seats:
             if seat.user_id == user.pk and seat.connections == 0:
                 seat.disconnected_at = None
-    plan = table_life.deal_plan(
+    plan = life.deal_plan(
         seats,
         now=now,
         grace=disconnect_grace(),
@@ -184,7 +178,7 @@ def table_deal_for(*, room: Room, players: Sequence[User | None], seed: str | No
         table = Table.objects.create(room=room, managed=True, changed_at=now)
         create_seats(table, variant.seats)
         for seat, user in zip(selectors.table_seats(table=table), players, strict=True):
-            seat_moves(seat, table_life.Event.SIT if user is not None else table_life.Event.ADD_BOT)
+            seat_moves(seat, life.Event.SIT if user is not None else life.Event.ADD_BOT)
             if user is None:
                 put_bot(seat)
             else:
@@ -192,7 +186,6 @@ def table_deal_for(*, room: Room, players: Sequence[User | None], seed: str | No
                 seat.save(update_fields=["user"])
         hand = _deal_hand(table, selectors.table_seats(table=table), now=now, seed=seed)
         bump(table)
-        broadcast_on_commit(table.pk)
     return hand
 
 
@@ -295,11 +288,11 @@ def _action_from_client(seat: int, action: Any) -> Action:
         raise ActionRejected.of(ErrorCode.BAD_VALUE, detail=str(error)) from error
 
 
-def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, Hand]:
-    """Lock the table and return it with the hand, read after the lock. With ``table_id`` (a
-    socket knows its table): the table's active hand; a ``hand_id`` given too must name it,
-    else the client shows an older hand (STALE_VERSION); no active hand, or no such table, is
-    HAND_NOT_FOUND. With only ``hand_id``: that hand, whatever its status."""
+def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, list[Seat], Hand]:
+    """Lock the table and return it with its seats and the hand, read after the lock. With
+    ``table_id`` (a socket knows its table): the table's active hand; a ``hand_id`` given too
+    must name it, else the client shows an older hand (STALE_VERSION); no active hand, or no
+    such table, is HAND_NOT_FOUND. With only ``hand_id``: that hand, whatever its status."""
     if table_id is None and hand_id is None:
         raise TypeError("table_id or hand_id is required")
     if hand_id is not None:
@@ -308,21 +301,21 @@ def _locked_hand(*, table_id: Any, hand_id: Any) -> tuple[Table, Hand]:
         except (TypeError, ValueError):
             raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND) from None
     if table_id is None:
-        # the hand's table is found by the locking query itself; the hand is read after it
-        table = locked_table(hands__pk=hand_id)
-        if table is None:
+        table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+        if table_id is None:
             raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
-        return table, Hand.objects.get(pk=hand_id)
-    table = lock_table(table_id, missing=ErrorCode.HAND_NOT_FOUND)
-    assert table is not None
-    hand = selectors.table_active_hand(table=table)
+        table, seats, hand = lock_table_for_move(table_id, missing=ErrorCode.HAND_NOT_FOUND)
+        if hand is None or hand.pk != hand_id:  # that hand is over
+            hand = Hand.objects.get(pk=hand_id)
+        return table, seats, hand
+    table, seats, hand = lock_table_for_move(table_id, missing=ErrorCode.HAND_NOT_FOUND)
     if hand is None:
         raise ActionRejected.of(ErrorCode.HAND_NOT_FOUND)
     if hand_id is not None and hand_id != hand.pk:
         raise ActionRejected.of(
             ErrorCode.STALE_VERSION, detail=f"hand {hand_id} is not the current hand"
         )
-    return table, hand
+    return table, seats, hand
 
 
 def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
@@ -340,16 +333,34 @@ def _player_seat(hand: Hand, user: Any) -> tuple[int, dict[int, int | None]]:
     return seat, holders
 
 
-def _locked_player_hand(
-    table_id: Any, hand_id: Any, user: Any
-) -> tuple[Table, Hand, int, dict[int, int | None], HandState]:
-    """The locked table, its active hand, the user's seat in it, who holds each seat, and
-    the hand's state (HAND_OVER for a finished hand)."""
-    table, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
+@dataclass(frozen=True)
+class _PlayerHand:
+    table: Table
+    seats: list[Seat]
+    hand: Hand
+    seat: int  # the player's, in the hand
+    holders: dict[int, int | None]
+    state: HandState
+
+    def run(self) -> HandRun:
+        return HandRun(
+            table=self.table,
+            hand=self.hand,
+            state=self.state,
+            now=timezone.now(),
+            seats=self.seats,
+            holders=self.holders,
+        )
+
+
+def _locked_player_hand(table_id: Any, hand_id: Any, user: Any) -> _PlayerHand:
+    """The locked table, its seats, its active hand, the user's seat in it, who holds each
+    seat, and the hand's state (HAND_OVER for a finished hand)."""
+    table, seats, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
     if hand.status != Hand.Status.ACTIVE:
         raise ActionRejected.of(ErrorCode.HAND_OVER)
     seat, holders = _player_seat(hand, user)
-    return table, hand, seat, holders, selectors.hand_state(hand)
+    return _PlayerHand(table, seats, hand, seat, holders, selectors.hand_state(hand))
 
 
 def _check_version(hand: Hand, state: HandState, expected_version: Any) -> None:
@@ -389,10 +400,10 @@ def hand_submit_action(
     the engine's refusal mapped to a code and a translated message.
     """
     with write():
-        table, hand, seat, holders, state = _locked_player_hand(table_id, hand_id, user)
-        _check_version(hand, state, expected_version)
-        decision = _action_from_client(seat, action)
-        run = HandRun(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
+        player = _locked_player_hand(table_id, hand_id, user)
+        _check_version(player.hand, player.state, expected_version)
+        decision = _action_from_client(player.seat, action)
+        run = player.run()
         run.apply(decision, Source.HUMAN)
         run.finish()
         return run.hand
@@ -404,22 +415,18 @@ def seat_set_autoplay(
     """Hand the seat to 托管 (``enabled``) or take control back, in the hand found as for
     ``hand_submit_action``."""
     with write():
-        table, hand, seat, holders, state = _locked_player_hand(table_id, hand_id, user)
+        player = _locked_player_hand(table_id, hand_id, user)
         enabled = bool(enabled)
-        Seat.objects.filter(table=table, index=seat).update(autoplay=enabled)
-        if state.autoplay[seat] == enabled:
-            return hand
-        run = HandRun(table=table, hand=hand, state=state, now=timezone.now(), holders=holders)
-        run.apply(Action(seat, AUTOPLAY, enabled), Source.HUMAN)
+        Seat.objects.filter(table=player.table, index=player.seat).update(autoplay=enabled)
+        if player.state.autoplay[player.seat] == enabled:
+            return player.hand
+        for seat in player.seats:  # as just stored
+            if seat.index == player.seat:
+                seat.autoplay = enabled
+        run = player.run()
+        run.apply(Action(player.seat, AUTOPLAY, enabled), Source.HUMAN)
         run.finish()
         return run.hand
-
-
-def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
-    """Apply every due deadline (see games/deadlines.py); returns how many hands moved."""
-    from games.deadlines import hand_apply_due_deadlines as apply_due
-
-    return apply_due(now=now)
 
 
 # --------------------------------------------------------------------------- the engine loop
@@ -598,39 +605,55 @@ class HandRun:
             hand.deadline_at = deadline_for(self.table, hand, state, self.seats)
             if _awaited_bots(state, self.seats):
                 transaction.on_commit(wake)  # a runner here replies on time, not at its poll
-        # Optimistic guard on top of the lock: exactly one writer moves a version forward.
-        if not self.fresh:
-            moved = _MOVE_HAND.run(
-                where={"id": hand.pk, "version": self.start_version},
-                **{name: getattr(hand, name) for name in _MOVE_HAND_FIELDS},
+        # only decisions inside a sealed step: its deciders see their own choices, and nothing
+        # else moves (no table version, no frame) for anyone until it closes
+        sealed = not self.fresh and state.public_version == self.start_public
+        if not sealed:
+            next_version(self.table)
+            self.table.changed_at = self.now
+        if self.fresh:
+            hand.save(update_fields=_MOVE_HAND_FIELDS)
+            _APPEND_ACTIONS.run(self.rows)
+            _MOVE_TABLE.run(
+                where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
+            )
+        else:
+            # the move's writes in one round trip; the optimistic guard on top of the lock:
+            # exactly one writer moves a version forward
+            moved = write_together(
+                _MOVE_HAND.statement(
+                    where={"id": hand.pk, "version": self.start_version},
+                    **{name: getattr(hand, name) for name in _MOVE_HAND_FIELDS},
+                ),
+                _APPEND_ACTIONS.statement(self.rows),
+                *(
+                    ()
+                    if sealed
+                    else (
+                        _MOVE_TABLE.statement(
+                            where={"id": self.table.pk},
+                            version=self.table.version,
+                            changed_at=self.now,
+                        ),
+                    )
+                ),
             )
             if moved != 1:
                 raise ActionRejected.of(ErrorCode.CONFLICT, detail="version moved")
-        else:
-            hand.save(update_fields=_MOVE_HAND_FIELDS)
-        _APPEND_ACTIONS.run(self.rows)
         self._sync_seat_autoplay()
         self._remember_on_commit(hand, state)
         if state.finished:
             _finish_hand(self.table, hand, state, self.now, redeals=self.redeals)
-        if not self.fresh and state.public_version == self.start_public:
-            # only decisions inside a sealed step: its deciders see their own choices, and
-            # nothing else moves (no table version, no frame) for anyone until it closes
+        if sealed:
             actors = tuple(sorted({row.seat for row in self.rows}))
-            broadcast_on_commit(self.table.pk, known=self._snapshot(), only_seats=actors)
+            outbox.table_moved(self.table.pk, written=self._written(), deciders=actors)
             return
-        next_version(self.table)
-        self.table.changed_at = self.now
-        _MOVE_TABLE.run(
-            where={"id": self.table.pk}, version=self.table.version, changed_at=self.now
-        )
         # a finished hand also changed the table and the ledger: the push reads them
-        broadcast_on_commit(self.table.pk, known=None if state.finished else self._snapshot())
+        outbox.table_moved(self.table.pk, written=None if state.finished else self._written())
 
-    def _snapshot(self) -> TableSnapshot:
-        from games.rendering import table_snapshot
-
-        return table_snapshot(
+    def _written(self) -> outbox.Written:
+        assert self.seats is not None
+        return outbox.Written(
             table=self.table,
             hand=self.hand,
             seats=self.seats,
@@ -652,20 +675,6 @@ class HandRun:
     def _remember_on_commit(hand: Hand, state: HandState) -> None:
         key = Hand(pk=hand.pk, version=hand.version, commitment=hand.commitment)
         transaction.on_commit(lambda: selectors.hand_state_remember(key, state))
-
-
-# RULES.md §2.5: the new5 grab and partner windows are 10 s (at most; a room may be quicker).
-_PHASE_MAX_SECONDS = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
-
-
-def decision_seconds(room: Room, state: HandState, hand: Hand | None = None) -> int:
-    """The time for the pending decision: turn seconds in play, bid seconds otherwise, as the
-    hand snapshotted them at the deal (the room's for hands dealt before the snapshot)."""
-    turn = (hand.turn_seconds if hand is not None else None) or room.turn_seconds
-    bid = (hand.bid_seconds if hand is not None else None) or room.bid_seconds
-    if state.phase == PHASE_PLAY:
-        return int(turn)
-    return min(int(bid), _PHASE_MAX_SECONDS.get(state.phase, bid))
 
 
 def deadline_for(
@@ -693,7 +702,7 @@ def deadline_for(
     by_index = {s.index: s for s in seats}
     for index in waiting:
         seat = by_index.get(index)
-        since = table_life.absent_since(seat) if seat is not None else None
+        since = life.absent_since(seat) if seat is not None else None
         if since is not None:
             deadline = min(deadline, since + grace)
     return deadline
@@ -721,7 +730,7 @@ def apply_deadline(
         seat = by_index[index]
         if seat.is_bot:  # its reply is in ``replies``, or the next run decides it
             continue
-        gone = table_life.gone(seat, now=now, grace=grace) and not (
+        gone = life.gone(seat, now=now, grace=grace) and not (
             # the lease table is the truth: never 托管 for a user with a live socket here
             selectors.user_live_sockets(
                 table_id=table.pk,
@@ -843,10 +852,8 @@ def _finish_hand(
         seats = selectors.table_seats(table=table)
         if any(s.is_empty for s in seats):
             return
-        if table_life.may_redeal(seats, state.autoplay, now=now, grace=disconnect_grace()):
+        if life.may_redeal(seats, state.autoplay, now=now, grace=disconnect_grace()):
             next_hand = _deal_hand(table, seats, now=now, redeals=redeals + 1, redeal_of=hand)
             logger.debug("re-dealt hand %s after all passed", next_hand.pk)
         else:
-            from games.notify import notify
-
             notify(table.pk, "redeals_stopped")

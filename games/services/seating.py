@@ -1,5 +1,5 @@
 """Rooms, tables and seats: who sits where, bots, presence. Every change of a seat goes through
-the table's life model (games/table_life.py) and is one locked, versioned write
+the table's life model (games/life.py) and is one locked, versioned write
 (games/services/base.py)."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import presence, selectors, table_life
 from games.engine.state import AUTOPLAY, Action
 from games.engine.variants import find_variant
-from games.errors import ActionRejected, ErrorCode
-from games.hooks import hooks
 from games.models import Hand, HandAction, Room, Seat, Table
+from games.push import outbox
+from games.push.outbox import notify
+from games.reads import selectors
+from games.services import presence
 from games.services.base import (
-    broadcast_on_commit,
     bump,
     create_seats,
     lock_between_hands,
@@ -35,7 +35,11 @@ from games.services.base import (
     write,
 )
 from games.services.hands import HandRun, deadline_for
-from games.stakes import room_min_balance, table_min_balance
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode
+from games.table.hooks import hooks
+from games.table.invites import check_invite
+from games.table.stakes import room_min_balance, table_min_balance
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +63,7 @@ def table_create(*, room: Room) -> Table:
     with write():
         table = Table.objects.create(room=room)
         create_seats(table, variant.seats)
-        broadcast_on_commit(table.pk)
+        outbox.table_moved(table.pk)
     return table
 
 
@@ -97,12 +101,10 @@ def table_join(
             raise ActionRejected.of(ErrorCode.SUSPENDED)
         _check_not_seated_elsewhere(table.room_id, user)
         if table.is_private:
-            from games.private import check_invite
-
             check_invite(table, user, invite_code)
         _check_balance(table.room, user, table)
         seat = _free_seat(seats, seat_index)
-        seat_moves(seat, table_life.Event.SIT)
+        seat_moves(seat, life.Event.SIT)
         vacate(seat, save=False)
         seat.user = user
         # his tabs open at the table (as a spectator until now) count at once
@@ -113,11 +115,8 @@ def table_join(
             lease_seconds=presence.lease_seconds(),
         )
         seat.save()
-        from games.notify import notify
-
         notify(table.pk, "joined", name=user.username)  # before the push: the regions come last
         bump(table)
-        broadcast_on_commit(table.pk)
     return seat
 
 
@@ -199,11 +198,9 @@ def table_leave(*, table_id: int, user: User) -> None:
     with write():
         table, seat = lock_seated(table_id, user)
         hand = selectors.table_active_hand(table=table)
-        from games.notify import notify
-
         if hand is not None and seat.sit_out_after_hand:
             return  # he is leaving already: the seat is freed when the hand ends
-        seat_moves(seat, table_life.leave_event(in_hand=hand is not None))
+        seat_moves(seat, life.leave_event(in_hand=hand is not None))
         notify(table.pk, "left", name=user.username)
         if hand is None:
             vacate(seat)
@@ -216,7 +213,6 @@ def table_leave(*, table_id: int, user: User) -> None:
                 run.apply(Action(seat.index, AUTOPLAY, True), HandAction.Source.AUTOPLAY)
                 run.finish()
         bump(table)
-        broadcast_on_commit(table.pk)
 
 
 def table_add_bot(
@@ -228,10 +224,9 @@ def table_add_bot(
         if table.is_private and not table.allow_bots:
             raise ActionRejected.of(ErrorCode.BOTS_NOT_ALLOWED)
         seat = _free_seat(seats, seat_index)
-        seat_moves(seat, table_life.Event.ADD_BOT)
+        seat_moves(seat, life.Event.ADD_BOT)
         put_bot(seat)
         bump(table)
-        broadcast_on_commit(table.pk)
     return seat
 
 
@@ -286,7 +281,6 @@ def table_fill_idle(*, now: datetime.datetime | None = None) -> int:
                     put_bot(seat)
                 if empty:
                     bump(table)
-                    broadcast_on_commit(table.pk)
                     filled += 1
         except ActionRejected as error:
             logger.info("bot fill of table %s: %s", table_id, error)
@@ -300,10 +294,9 @@ def table_remove_bot(*, table_id: int, seat_index: int, user: User | None = None
         seat = next((s for s in seats if s.index == _int_or(seat_index, -1)), None)
         if seat is None or not seat.is_bot:
             raise ActionRejected.of(ErrorCode.BAD_SEAT)
-        seat_moves(seat, table_life.Event.REMOVE_BOT)
+        seat_moves(seat, life.Event.REMOVE_BOT)
         vacate(seat)
         bump(table)
-        broadcast_on_commit(table.pk)
 
 
 def _free_seat(seats: list[Seat], seat_index: Any) -> Seat:
@@ -338,8 +331,9 @@ class Presence:
 
 
 def seat_connect(*, table_id: int, user: User, channel_name: str | None = None) -> Presence:
-    """A websocket of ``user`` opened at the table: its lease is recorded (games.presence) and,
-    when he is seated, his seat is on line (cancels a pending disconnect grace)."""
+    """A websocket of ``user`` opened at the table: its lease is recorded
+    (games.services.presence) and, when he is seated, his seat is on line (cancels a pending
+    disconnect grace)."""
     return _presence(table_id=table_id, user=user, channel_name=channel_name, opened=True)
 
 
@@ -362,7 +356,7 @@ def _presence(*, table_id: int, user: User, channel_name: str | None, opened: bo
         seat = Seat.objects.filter(table=table, user=user).first()
         if seat is None:
             return Presence(seated=False, pushed=False)
-        seat_moves(seat, table_life.Event.CONNECT if opened else table_life.Event.DISCONNECT)
+        seat_moves(seat, life.Event.CONNECT if opened else life.Event.DISCONNECT)
         pushed = presence.seat_recount(seat=seat, now=now, at=now)
         if pushed:
             _presence_changed(table)
@@ -401,7 +395,6 @@ def _presence_changed(table: Table) -> None:
         if deadline != hand.deadline_at:
             hand.deadline_at = deadline
             Hand.objects.filter(pk=hand.pk).update(deadline_at=deadline)
-    bump(table)
     # after a restart every tab of the club reconnects at once: one push per table for the
     # seats that came back while it waited, not one per seat
-    broadcast_on_commit(table.pk, coalesce=True)
+    bump(table, presence=True)

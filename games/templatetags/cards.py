@@ -15,7 +15,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from games.render_cache import pure_tag
+from games.screen.render_cache import pure_tag
 
 register = template.Library()
 

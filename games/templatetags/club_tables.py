@@ -1,5 +1,5 @@
 """``{% club_panel table user facts as club %}``: the private-table and score-sheet facts of the
-#table-club region (games.private.private_context), for whichever audience renders it;
+#table-club region (games.screen.club.private_context), for whichever audience renders it;
 ``facts``: the audience-independent part when the caller read it once for several audiences
 (None: read here)."""
 
@@ -9,13 +9,14 @@ from typing import Any
 
 from django import template
 
+from games.reads.private import club_facts
+from games.screen.club import private_context
+
 register = template.Library()
 
 
 @register.simple_tag
 def club_panel(table: Any, user: Any, facts: Any = None) -> dict[str, Any]:
-    from games.private import private_context
-
     if table is None or getattr(table, "pk", None) is None:
         return {}
-    return private_context(table=table, user=user, facts=facts or None)
+    return private_context(table=table, user=user, facts=facts or club_facts(table=table))

@@ -1,5 +1,5 @@
 """``{% include_cached "name" with a=b %}``: an include whose rendering is kept and reused while
-everything the included template can read stays the same (games/render_cache.py). For the
+everything the included template can read stays the same (games/screen/render_cache.py). For the
 partials repeated in every push: the seat panels. The values given with ``with`` are
 keyed whole, so give the partial only what it shows."""
 
@@ -10,7 +10,7 @@ from typing import Any
 from django import template
 from django.template.loader_tags import IncludeNode, do_include
 
-from games import render_cache
+from games.screen import render_cache
 
 register = template.Library()
 

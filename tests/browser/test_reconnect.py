@@ -39,7 +39,7 @@ print("TABLE", table.pk)
 AUTOPLAY = """
 from django.contrib.auth import get_user_model
 from games import services
-from games.deadlines import hand_apply_due_deadlines
+from games.runner.deadlines import hand_apply_due_deadlines
 from games.models import Hand
 hand = Hand.objects.get(status="active")
 services.seat_set_autoplay(

@@ -1,4 +1,4 @@
-"""The ``chat`` intent of the table socket (games/intents.py): a phrase key or a short text."""
+"""The ``chat`` intent of the table socket (games/live/intents.py): a phrase key or a short text."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from games.errors import ActionRejected, ErrorCode
-from games.intents import MAX_CHAT_CHARS, parse_frame
+from games.live.intents import MAX_CHAT_CHARS, parse_frame
+from games.table.errors import ActionRejected, ErrorCode
 
 
 def frame(**data):

@@ -13,8 +13,8 @@ from accounts.models import BeanEntry
 from club import selectors, services
 from club.models import ConnectionRecord, Suspension
 from games import services as game_services
-from games.errors import ActionRejected, ErrorCode
 from games.models import Seat
+from games.table.errors import ActionRejected, ErrorCode
 from tests.club.history import finished_hand, make_table
 from tests.support.tables import make_player, make_room
 

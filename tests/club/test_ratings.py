@@ -18,11 +18,10 @@ from django.utils import timezone
 from accounts.models import User
 from club import selectors, services, skill
 from club.models import HandOutcome, RatedHand, Rating, RatingChange
-from games import broadcast
 from games import services as game_services
 from games.models import Hand
 from tests.club.history import make_table, settled_hand
-from tests.support.tables import make_player, make_room, play_to_end, seated_table
+from tests.support.tables import make_player, make_room, play_to_end, push_frames, seated_table
 
 pytestmark = pytest.mark.django_db
 
@@ -302,7 +301,7 @@ class TableTests:
         )
         moved = selectors.rating_for(user=people[0], variant_key="classic3").shown
         assert moved > ratings[people[0].pk].shown
-        frames = broadcast.audience_frames(seated.pk)
+        frames = push_frames(seated.pk)
         assert f">{moved}</span>" in _panels(frames[-1][1]["html"])[0]
 
 

@@ -20,7 +20,7 @@ from club import selectors, services
 from club.models import HandOutcome, Season, SeasonReset, SeasonStanding
 from club.services import season_score_reset
 from games import services as game_services
-from games.hooks import hooks
+from games.table.hooks import hooks
 from tests.club.history import make_table, settled_hand
 from tests.support.tables import make_player, make_room, play_to_end, seated_table
 

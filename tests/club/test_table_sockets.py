@@ -13,10 +13,10 @@ from django.utils import timezone
 
 from club.models import ChatMessage
 from games import services
-from games.deadlines import presence_sweep
 from games.engine.hand import waiting_seats
 from games.models import HandAction, SocketLease
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.runner.deadlines import presence_sweep
 from tests.support.leaks import check_frame, views_of
 from tests.support.tables import (
     Socket,

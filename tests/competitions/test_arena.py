@@ -15,8 +15,8 @@ from competitions import selectors, services
 from competitions.errors import EventRefused
 from competitions.models import Entry, Event, Game, Settlement
 from games import services as game_services
-from games.errors import ActionRejected
 from games.models import Seat
+from games.table.errors import ActionRejected
 from tests.competitions.helpers import (
     START,
     arena_recount,
@@ -182,9 +182,9 @@ def test_arena_properties(append_only_triggers, players, passes):
 def test_a_player_who_vanishes_plays_on_under_托管_and_is_paused(append_only_triggers):
     from django.utils import timezone
 
-    from games.deadlines import hand_apply_due_deadlines
     from games.engine.hand import waiting_seats
-    from games.selectors import hand_state
+    from games.reads.selectors import hand_state
+    from games.runner.deadlines import hand_apply_due_deadlines
     from tests.support.tables import active_hand, client_action, users_by_seat
 
     room = make_room("classic3", bot_delay_ms=0)

@@ -13,8 +13,8 @@ from competitions import duplicate
 from competitions.models import Board, Entry, Event, Game
 from games.engine.dealing import seed_commitment
 from games.models import Hand
-from games.private import may_watch
-from games.selectors import hands_readable
+from games.reads.private import may_watch
+from games.reads.selectors import hands_readable
 from tests.competitions.helpers import (
     START,
     assert_audit_clean,

@@ -2,7 +2,7 @@
 table socket frame ``RAISE`` raises inside the consumer's receive handler, as a bug would."""
 
 from ddz_site.asgi import application
-from games.consumers import TableConsumer
+from games.live.consumers import TableConsumer
 
 __all__ = ["application"]
 

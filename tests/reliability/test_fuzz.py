@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from accounts.models import BeanEntry
 from games import services
 from games.engine.hand import waiting_seats
-from games.intents import MAX_FRAME_CHARS
+from games.live.intents import MAX_FRAME_CHARS
 from games.models import Hand, HandAction, Seat, Table
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 from tests.support.tables import (
     client_action,
     ensure_triggers,

@@ -19,7 +19,7 @@ from accounts.audit import audit_beans
 from accounts.models import HandSettlement
 from games import services
 from games.models import Hand, HandAction, Table
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 from tests.reliability.harness import Server, TableClient, assert_private, session_cookie
 from tests.support.tables import ensure_triggers, make_player, make_room
 

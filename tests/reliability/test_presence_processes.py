@@ -26,7 +26,7 @@ from accounts.audit import audit_beans
 from games import services
 from games.engine.hand import waiting_seats
 from games.models import HandAction, Seat, SocketLease
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 from tests.reliability.harness import TableClient, poll, session_cookie
 from tests.support.tables import ensure_triggers, make_player, make_room
 
@@ -176,8 +176,8 @@ async def test_a_player_who_closed_his_tab_is_stood_up_before_the_next_deal(serv
     """Issue #16, item 2: players whose browsers closed stayed seated and were dealt in, 托管
     playing their cards with their beans. Now, past the grace, the deal stands them up first
     and tells the table."""
-    from games.errors import ActionRejected, ErrorCode
     from games.models import Hand
+    from games.table.errors import ActionRejected, ErrorCode
 
     table_id, users = await db(_seated_between_hands)()
     cookies = [await db(session_cookie)(u) for u in users]

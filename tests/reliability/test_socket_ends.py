@@ -28,9 +28,9 @@ from channels.db import database_sync_to_async
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import private
-from games.consumers import CLOSE_TOO_BIG
+from games.live.consumers import CLOSE_TOO_BIG
 from games.models import Seat, SocketLease
+from games.services import private
 from tests.reliability.faulty_asgi import RAISE
 from tests.reliability.harness import TableClient, poll, session_cookie
 from tests.support.tables import ensure_triggers, make_player, make_room, seated_table

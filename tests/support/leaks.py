@@ -8,7 +8,7 @@ import re
 
 from games.engine.views import public_view, view_for
 from games.models import Hand
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
 
 # a card identity in §8.1 suited notation, not part of a longer word (hex seeds, class names)
 CARD = re.compile(r"(?<![A-Za-z0-9_])([3-9TJQKA2][shcd]|SJ|BJ)(?![A-Za-z0-9_])")

@@ -11,15 +11,20 @@ import threading
 from html.parser import HTMLParser
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 
 from accounts.models import User
 from ddz_site.append_only import trigger_sql
 from games import services
-from games.deadlines import hand_apply_due_deadlines
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.models import Hand, Room, Seat, Table
-from games.selectors import hand_state
+from games.push import frames
+from games.reads import selectors
+from games.reads.selectors import hand_state
+from games.reads.snapshot import table_snapshot, table_snapshot_read
+from games.runner.deadlines import hand_apply_due_deadlines
+from games.screen.regions import render_screen
 
 _room_names = itertools.count(1)
 
@@ -231,19 +236,30 @@ def regions_differing(screen: dict[str, str], fresh: dict[str, str]) -> list[str
 
 def fresh_screen(table_id: int, user: User, language: str = "") -> dict[str, str]:
     """The regions a fresh load shows ``user`` now (his seat's, or a spectator's)."""
-    from games import broadcast, selectors
+    html = frames.full_frame(table_id=table_id, user=user, language=language)
+    return comparable(regions(html))
 
-    table = selectors.table_get(table_id=table_id)
-    assert table is not None
-    seat = selectors.seat_of_user(table=table, user=user)
-    html = broadcast.render_for(
-        table=table,
-        hand=selectors.table_current_hand(table=table),
-        seat_index=seat.index if seat else None,
+
+def screen_html(table: Table, *, seat_index: int | None, user: Any) -> str:
+    """Every region of the table's current state for one audience (``seat_index`` None: a
+    spectator's), as a resync over HTTP renders it."""
+    hand = selectors.table_current_hand(table=table)
+    language = settings.LANGUAGE_CODE
+    if seat_index is not None:
+        language = selectors.stored_language(user=user)
+    return render_screen(
+        snapshot=table_snapshot(table=table, hand=hand),
+        seat_index=seat_index,
         user=user,
         language=language,
     )
-    return comparable(regions(html))
+
+
+def push_frames(table_id: int, **kwargs: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The frames a push of the table's current state sends (``frames.audience_frames``)."""
+    snapshot = table_snapshot_read(table_id=table_id)
+    assert snapshot is not None
+    return frames.audience_frames(snapshot, **kwargs)
 
 
 def table_version(table_id: int) -> int:

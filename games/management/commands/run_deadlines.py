@@ -8,7 +8,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.deadlines import hand_apply_due_deadlines, poll_seconds, presence_sweep, run_forever
+from games.runner.deadlines import (
+    hand_apply_due_deadlines,
+    poll_seconds,
+    presence_sweep,
+    run_forever,
+)
 from games.services import table_fill_idle
 
 

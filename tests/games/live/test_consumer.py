@@ -13,10 +13,11 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import HandSettlement
-from games import broadcast, services
+from games import services
 from games.engine.hand import waiting_seats
 from games.models import Hand, HandAction
-from games.selectors import hand_state
+from games.push import frames as table_frames
+from games.reads.selectors import hand_state
 from tests.support.tables import (
     ORIGIN,
     Socket,
@@ -371,7 +372,7 @@ async def test_a_push_crossing_a_closing_tab_is_dropped_without_an_error():
 
     from autobahn.exception import Disconnected
 
-    from games.consumers import TableConsumer
+    from games.live.consumers import TableConsumer
 
     consumer = TableConsumer()
     consumer.user = SimpleNamespace(pk=7)
@@ -447,7 +448,7 @@ async def test_a_lost_push_heals_by_a_resync_to_the_exact_screen():
     mover, _action = await db(next_move)(table_id, set(seats))
     victim = seats[(mover + 2) % 3]  # not the next to act: his screen is stale
     dropping = _Dropping(get_channel_layer())
-    lose = {broadcast.public_group(table_id)}
+    lose = {table_frames.public_group(table_id)}
     dropping.groups = set(lose)
     sock = await _move(table_id, seats)
     await sock.expect(1)
@@ -493,10 +494,10 @@ async def test_a_lost_own_frame_heals_by_a_resync_to_the_exact_screen():
     mover, _action = await db(next_move)(table_id, set(seats))
     victim = seats[(mover + 1) % 3]  # the next to act: his controls change
     dropping = _Dropping(get_channel_layer())
-    dropping.groups = {broadcast.user_group(table_id, victim.user.pk)}
+    dropping.groups = {table_frames.user_group(table_id, victim.user.pk)}
     sock = await _move(table_id, seats)
     await sock.expect(1)
-    assert dropping.dropped == [broadcast.user_group(table_id, victim.user.pk)]
+    assert dropping.dropped == [table_frames.user_group(table_id, victim.user.pk)]
     moved = await db(table_version)(table_id)
     for s in everyone:
         await s.reach(moved)

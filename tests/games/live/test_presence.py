@@ -9,11 +9,12 @@ import datetime
 
 import pytest
 
-from games import presence, services
-from games.deadlines import hand_apply_due_deadlines, leases_keep, presence_sweep
+from games import services
 from games.engine.hand import waiting_seats
 from games.models import Hand, HandAction, Seat, SocketLease, Table
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.runner.deadlines import hand_apply_due_deadlines, leases_keep, presence_sweep
+from games.services import presence
 from tests.support.tables import active_hand, make_player, make_room, seated_table
 
 S = datetime.timedelta(seconds=1)
@@ -160,7 +161,7 @@ def test_a_served_process_renews_its_leases_whether_or_not_it_runs_deadlines(
     from django.apps import apps
 
     from games import apps as games_apps
-    from games import deadlines
+    from games.runner import deadlines
 
     started: list[str] = []
     settings.DDZ_DEADLINE_RUNNER = runner

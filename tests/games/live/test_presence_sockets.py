@@ -11,9 +11,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from games import presence
-from games.consumers import CLOSE_TOO_BIG, CLOSE_TOO_MANY_SOCKETS
+from games.live.consumers import CLOSE_TOO_BIG, CLOSE_TOO_MANY_SOCKETS
 from games.models import Seat, SocketLease
+from games.services import presence
 from tests.support.tables import (
     Socket,
     make_player,
@@ -164,12 +164,12 @@ async def test_a_frame_too_big_to_send_closes_with_its_own_code(settings):
 async def test_an_exception_in_a_handler_releases_the_lease(monkeypatch):
     """Issue #31: channels runs disconnect() only for the peer's close; an application that
     died of an exception left its lease (renewed for as long as the process lived)."""
-    from games import consumers
+    from games.push import frames
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise RuntimeError("a rendering bug")
 
-    monkeypatch.setattr(consumers, "_render_state", broken)  # a spectator's first screen
+    monkeypatch.setattr(frames, "full_frame", broken)  # a spectator's first screen
     table_id, _ = await db(_table)()
     watcher = await db(make_player)()
     sock = Socket(watcher, table_id, "watcher")
@@ -209,7 +209,7 @@ async def test_a_burst_past_the_cap_is_refused_before_any_database_work(settings
     """One user opening many sockets at once on one process: those past the cap are refused
     before their admission, which would each take the database thread that every table of the
     process waits on; those let through are admitted and capped as before."""
-    from games import consumers
+    from games.live import consumers
 
     settings.DDZ_WS_MAX_SOCKETS_PER_USER = 3
     admitted = []

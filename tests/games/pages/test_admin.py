@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Room, Seat
-from games.options import OPTION_HELP
+from games.table.options import OPTION_HELP
 from tests.support.tables import (
     active_hand,
     make_player,

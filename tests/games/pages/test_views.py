@@ -9,11 +9,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import selectors
 from games import services as game_services
 from games.engine.cards import format_cards
 from games.models import Hand, Seat, Table
-from tests.support.tables import bots_reply
+from games.reads import selectors
+from tests.support.tables import bots_reply, push_frames, screen_html
 
 pytestmark = pytest.mark.django_db
 
@@ -164,14 +164,8 @@ class TablePageTests:
         )
         client.post(reverse("table_sit", args=[table.pk]), {"seat": seat})
         assert Seat.objects.get(table=table, index=seat).user == newcomer
-        from games.rendering import render_table_regions
 
-        html = render_table_regions(
-            table=table,
-            hand=selectors.table_current_hand(table=table),
-            seat_index=seat,
-            user=newcomer,
-        )
+        html = screen_html(table, seat_index=seat, user=newcomer)
         assert 'class="pc hc' not in html  # not the previous occupant's cards
 
     @pytest.mark.parametrize("successor", [False, True])
@@ -210,7 +204,7 @@ class TablePageTests:
         self, client, room, player, make_user
     ) -> None:
         from accounts.models import User
-        from games import broadcast
+        from games.push import frames as table_frames
 
         table, hand = _dealt(client, room)
         purse = re.compile(r'data-beans="(-?\d+)"')
@@ -220,8 +214,8 @@ class TablePageTests:
         _finish(hand, player)
         beans = User.objects.get(pk=player.pk).beans
         assert beans != 100_000
-        frames = dict(broadcast.audience_frames(table.pk))
-        assert purse.findall(frames[broadcast.user_group(table.pk, player.pk)]["html"]) == [
+        frames = dict(push_frames(table.pk))
+        assert purse.findall(frames[table_frames.user_group(table.pk, player.pk)]["html"]) == [
             str(beans)
         ]
         # nobody else is shown his purse

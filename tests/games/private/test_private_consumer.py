@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 
-from games import private, services
+from games import services
+from games.services import private
 from tests.support.tables import (
     FRAME_RE,
     Socket,

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from games import private, services
+from games import services
 from games.models import Table
+from games.services import private
 from tests.support.tables import (
     make_player,
     make_room,

@@ -14,11 +14,15 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from accounts.models import BeanEntry
-from games import private, services
-from games.errors import MESSAGES, ActionRejected, ErrorCode
+from games import services
 from games.models import Hand, InviteMiss, Seat, Table, TableSession
-from games.notify import render_notice
-from games.selectors import hand_state
+from games.reads import private as reads_private
+from games.reads.selectors import hand_state
+from games.screen import club as club_screen
+from games.screen.notices import render_notice
+from games.services import private
+from games.table import invites
+from games.table.errors import MESSAGES, ActionRejected, ErrorCode
 from tests.support.tables import (
     active_hand,
     make_player,
@@ -46,10 +50,10 @@ def _private(variant="qq5", **room_fields):
 
 class TestInvites:
     def test_the_code_is_unambiguous_and_unique(self):
-        codes = {private.new_invite_code() for _ in range(200)}
+        codes = {invites.new_invite_code() for _ in range(200)}
         assert len(codes) == 200
         for code in codes:
-            assert len(code) == private.INVITE_LENGTH
+            assert len(code) == invites.INVITE_LENGTH
             assert not set(code) & set("01OIL")
 
     def test_an_invite_code_admits_only_its_holders(self):
@@ -91,12 +95,12 @@ class TestInvites:
             locked=False,
         )
         table.refresh_from_db()
-        assert private.may_watch(table, host)
-        assert not private.may_watch(table, watcher)
-        assert private.may_watch(table, watcher, [table.invite_code])
+        assert reads_private.may_watch(table, host)
+        assert not reads_private.may_watch(table, watcher)
+        assert reads_private.may_watch(table, watcher, [table.invite_code])
         private.table_update_settings(table_id=table.pk, user=host, allow_spectators=False)
         table.refresh_from_db()
-        assert not private.may_watch(table, watcher, [table.invite_code])
+        assert not reads_private.may_watch(table, watcher, [table.invite_code])
 
     def test_pages_need_the_code(self, client):
         _room, _host, table = _private()
@@ -363,7 +367,7 @@ class TestSessions:
         sessions = {h.session_id for h in Hand.objects.filter(table=table)}
         assert len(sessions) == 1
         session = TableSession.objects.get(pk=sessions.pop())
-        sheet = private.session_sheet(session)
+        sheet = reads_private.session_sheet(session)
         refs = [str(h.pk) for h in Hand.objects.filter(session=session)]
         for user in (host, friend):
             column = sheet["keys"].index(f"u{user.pk}")
@@ -377,10 +381,10 @@ class TestSessions:
             assert sum(line["cells"][column]["beans"] for line in sheet["lines"]) == ledger
             units = sum(Fraction(line["cells"][column]["units"]) for line in sheet["lines"])
             assert Fraction(sheet["totals"][column]["units"]) == units
-        rows = list(csv.reader(io.StringIO(private.session_sheet_csv(session))))
+        rows = list(csv.reader(io.StringIO(reads_private.session_sheet_csv(session))))
         assert len(rows) == 1 + len(sheet["lines"]) + 1
         assert rows[-1][2] == str(sheet["totals"][0]["beans"])
-        assert session in private.user_sessions(friend)
+        assert session in reads_private.user_sessions(friend)
 
     def test_a_new_group_starts_a_new_session(self):
         _room, host, table = _private("qq5")
@@ -422,9 +426,9 @@ class TestNotices:
         services.table_fill_with_bots(table_id=table.pk, user=host)
         services.hand_start(table_id=table.pk, user=host)
         assert active_hand(table) is not None
-        html = private.render_club(table=table, user=None, hand_over=False)
+        html = club_screen.render_club(table=table, user=None, hand_over=False)
         assert table.invite_code not in html  # the public rendering never shows the code
-        mine = private.render_club(table=table, user=host, hand_over=False)
+        mine = club_screen.render_club(table=table, user=host, hand_over=False)
         assert table.invite_code in mine
 
 

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import pytest
 
-from games import broadcast, render_cache, services
-from games.deadlines import hand_apply_due_deadlines
+from games import services
 from games.engine.hand import waiting_seats
 from games.models import Seat, Table
-from games.rendering import render_table_regions, table_snapshot
-from games.selectors import hand_state, table_current_hand, table_get
+from games.push import frames as table_frames
+from games.push import send
+from games.reads.selectors import hand_state, table_current_hand, table_get
+from games.reads.snapshot import table_snapshot
+from games.runner.deadlines import hand_apply_due_deadlines
+from games.screen import render_cache
 from tests.support.tables import (
     active_hand,
     awaits_bot,
     client_action,
     make_player,
     make_room,
+    push_frames,
     regions,
+    screen_html,
     seated_table,
     swap_in,
 )
@@ -42,17 +47,14 @@ def _alone(table_id: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def _rendered_alone(table_id: int) -> dict[str, str]:
     """Each audience's rendering by the group its frames go to."""
     table = table_get(table_id=table_id)
-    hand = table_current_hand(table=table)
     seats = Seat.objects.filter(table=table, user__isnull=False).select_related("user")
     out = {
-        broadcast.user_group(table_id, s.user_id): render_table_regions(
-            table=table, hand=hand, seat_index=s.index, user=s.user
+        table_frames.user_group(table_id, s.user_id): screen_html(
+            table, seat_index=s.index, user=s.user
         )
         for s in seats.order_by("index")
     }
-    out[broadcast.public_group(table_id)] = render_table_regions(
-        table=table, hand=hand, seat_index=None, user=None
-    )
+    out[table_frames.public_group(table_id)] = screen_html(table, seat_index=None, user=None)
     return out
 
 
@@ -72,7 +74,7 @@ def _apply(screens: dict[str, dict[str, str]], frames: list) -> None:
 
 def _pushed(table_id: int) -> dict[str, dict[str, str]]:
     screens: dict[str, dict[str, str]] = {}
-    _apply(screens, broadcast.audience_frames(table_id))
+    _apply(screens, push_frames(table_id))
     return screens
 
 
@@ -95,12 +97,12 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
     room = make_room("qq5")
     humans = [make_player() for _ in range(5)]
     table = seated_table(room, humans)
-    broadcast.audience_frames(table.pk)  # the ladder read once
+    push_frames(table.pk)  # the ladder read once
     with django_assert_max_num_queries(MAX_QUERIES_PER_PUSH - 1):  # no hand yet
-        broadcast.audience_frames(table.pk)
+        push_frames(table.pk)
     services.hand_start(table_id=table.pk)
     with django_assert_max_num_queries(MAX_QUERIES_PER_PUSH):
-        frames = broadcast.audience_frames(table.pk)
+        frames = push_frames(table.pk)
     assert len(frames) == 6  # one per seat, and the public one with their shared regions
     # the push of a service that just wrote the table reads only the languages
     locked = Table.objects.select_related("room").get(pk=table.pk)  # as the services lock it
@@ -113,7 +115,7 @@ def test_queries_per_push_are_pinned(django_assert_max_num_queries):
         state=hand_state(hand),
     )
     with django_assert_max_num_queries(MAX_QUERIES_KNOWN):
-        assert len(broadcast.audience_frames(table.pk, known=known)) == 6
+        assert len(table_frames.audience_frames(known)) == 6
 
 
 @pytest.mark.slow
@@ -123,7 +125,7 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch):
     what the service just wrote: over a whole hand, each audience's frame, as sent after a
     move and as read back from the database, is what rendering it alone from scratch gives."""
     sent: list[list] = []
-    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    monkeypatch.setattr(send, "send_frames", sent.append)
     room = make_room("qq5")
     humans = [make_player() for _ in range(4)]  # and one bot
     table = seated_table(room, humans)
@@ -164,7 +166,7 @@ def _three_humans_move_by_move(monkeypatch):
     ``(hand, state, mover, move)``, where ``move()`` makes the mover's move and returns the
     pushes it sent."""
     sent: list[list] = []
-    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    monkeypatch.setattr(send, "send_frames", sent.append)
     humans = [make_player() for _ in range(3)]
     table = seated_table(make_room("classic3"), humans)
     users = dict(enumerate(humans))
@@ -204,14 +206,14 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
     for hand, state, mover, move in moves:
         (push,) = move()
         groups = [group for group, _event in push]
-        assert groups[-1] == broadcast.public_group(table.pk)  # once, after the own frames
+        assert groups[-1] == table_frames.public_group(table.pk)  # once, after the own frames
         hand.refresh_from_db()
         after = hand_state(hand)
         bomb = after.plays and after.plays[-1].combo.kind in BOMB_KINDS  # every stake moves
         if state.phase != "play" or after.phase != "play" or after.finished or bomb:
             continue
         (following,) = waiting_seats(after)
-        changed = {broadcast.user_group(table.pk, users[s].pk) for s in (mover, following)}
+        changed = {table_frames.user_group(table.pk, users[s].pk) for s in (mover, following)}
         assert set(groups[:-1]) == changed, (mover, following)
         checked += 1
     assert checked > 5
@@ -233,13 +235,13 @@ def test_a_move_sends_only_the_seat_panels_it_changed(monkeypatch):
     table, _users, moves = _three_humans_move_by_move(monkeypatch)
     checked = fewer = 0
     for _hand, _state, _mover, move in moves:
-        before = _panels(_alone(table.pk, monkeypatch)[broadcast.public_group(table.pk)])
+        before = _panels(_alone(table.pk, monkeypatch)[table_frames.public_group(table.pk)])
         pushes = move()
         if active_hand(table) is None:  # the last move's push reads the settled table
             break
         (push,) = pushes
         group, public = push[-1]
-        assert group == broadcast.public_group(table.pk)
+        assert group == table_frames.public_group(table.pk)
         html = public["html_by_language"][next(iter(public["html_by_language"]))]
         assert 'id="table-seats"' not in html
         after = _panels(_alone(table.pk, monkeypatch)[group])

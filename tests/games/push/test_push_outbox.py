@@ -1,5 +1,5 @@
 """A push made off the event loop is handed to it: the thread that made it does not wait for
-the sockets, and each socket gets the frames in the order they were made (games/broadcast.py
+the sockets, and each socket gets the frames in the order they were made (games/push/send.py
 ``send_frames``)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from games import broadcast
+from games.push import frames as table_frames
+from games.push import send
 
 
 @pytest.fixture(autouse=True)
@@ -20,12 +21,12 @@ def _in_memory_layer(monkeypatch, settings):
     settings.CHANNEL_LAYERS = {
         "default": {"BACKEND": "ddz_site.layers.SweepingInMemoryChannelLayer"}
     }
-    monkeypatch.setattr(broadcast, "_server_loop", None)
+    monkeypatch.setattr(send, "_server_loop", None)
 
 
 async def _listening(group: str) -> tuple[Any, str]:
     """The layer and a channel in ``group``, with this test's loop as the server's."""
-    broadcast.remember_server_loop(asyncio.get_running_loop())
+    send.remember_server_loop(asyncio.get_running_loop())
     layer = get_channel_layer()
     channel = await layer.new_channel()
     await layer.group_add(group, channel)
@@ -40,8 +41,8 @@ async def test_a_push_from_another_thread_does_not_wait_for_the_loop():
     def commits() -> None:  # a service's pushes, in its database thread
         go.wait(timeout=5)
         for n in range(3):
-            broadcast.send_frames(
-                [("table.1.public", {"type": broadcast.EVENT_TYPE, "html": f"push {n}"})]
+            send.send_frames(
+                [("table.1.public", {"type": table_frames.EVENT_TYPE, "html": f"push {n}"})]
             )
         returned.set()
 
@@ -58,12 +59,12 @@ async def test_a_push_from_another_thread_does_not_wait_for_the_loop():
 @pytest.mark.asyncio
 async def test_a_failed_push_does_not_stop_the_next():
     layer, channel = await _listening("table.2.public")
-    failing = {"type": broadcast.EVENT_TYPE, "html": object()}  # not a frame a layer takes
-    good = {"type": broadcast.EVENT_TYPE, "html": "after"}
+    failing = {"type": table_frames.EVENT_TYPE, "html": object()}  # not a frame a layer takes
+    good = {"type": table_frames.EVENT_TYPE, "html": "after"}
 
     def commits() -> None:
-        broadcast.send_frames([("bad group name!", failing)])
-        broadcast.send_frames([("table.2.public", good)])
+        send.send_frames([("bad group name!", failing)])
+        send.send_frames([("table.2.public", good)])
 
     await asyncio.to_thread(commits)
     assert (await asyncio.wait_for(layer.receive(channel), 5))["html"] == "after"

@@ -22,7 +22,8 @@ from games.engine.hand import start_hand, step_closable, waiting_seats
 from games.engine.state import PHASE_DOUBLE, PHASE_GRAB, PHASE_PLAY, PHASE_REVEAL, HandState
 from games.engine.variants import find_variant
 from games.models import Hand, HandAction
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.runner.deadlines import hand_apply_due_deadlines
 from games.services import hands as hand_services
 from tests.support.tables import (
     FRAME_RE,
@@ -91,7 +92,7 @@ def _close_at_deadline(table_id: int) -> datetime.datetime:
     """Run the deadlines at the hand's deadline (the step's shortest time, all decided)."""
     _state_now, hand = _state(table_id)
     assert hand.deadline_at is not None
-    assert services.hand_apply_due_deadlines(now=hand.deadline_at) == 1
+    assert hand_apply_due_deadlines(now=hand.deadline_at) == 1
     return hand.deadline_at
 
 
@@ -293,9 +294,9 @@ def test_a_decided_step_closes_after_the_rooms_shortest_time_and_not_before(
     # the same deadline with one landlord or two: the step's opening plus the shortest time
     assert hand.deadline_at == opened + datetime.timedelta(seconds=SHORTEST)
     just_before = hand.deadline_at - datetime.timedelta(milliseconds=1)
-    assert services.hand_apply_due_deadlines(now=just_before) == 0
+    assert hand_apply_due_deadlines(now=just_before) == 0
     assert _state(table_id)[0].phase == PHASE_REVEAL
-    assert services.hand_apply_due_deadlines(now=hand.deadline_at) == 1
+    assert hand_apply_due_deadlines(now=hand.deadline_at) == 1
     state, hand = _state(table_id)
     assert state.phase == PHASE_DOUBLE and state.public_version == 1
     close = HandAction.objects.filter(hand=hand).order_by("-seq").first()
@@ -314,7 +315,7 @@ def test_a_step_decided_after_its_shortest_time_closes_with_the_last_decision(mo
 
 @pytest.mark.django_db(transaction=True)
 def test_a_client_cannot_close_a_step(monkeypatch):
-    from games.errors import ActionRejected, ErrorCode
+    from games.table.errors import ActionRejected, ErrorCode
 
     table_id, users, state, _hand = _dealt_qq5(monkeypatch, hidden_landlord=False)
     _give_up(table_id, users, state.landlord)
@@ -415,10 +416,10 @@ def test_a_hidden_landlord_who_drops_waits_for_the_steps_clock_not_his_grace(mon
     state, hand = _state(table_id)
     bid = services.decision_seconds(hand.table.room, state, hand)
     assert hand.deadline_at == hand.decision_started_at + datetime.timedelta(seconds=bid)
-    assert services.hand_apply_due_deadlines(now=hand.deadline_at) == 1
+    assert hand_apply_due_deadlines(now=hand.deadline_at) == 1
     state, hand = _state(table_id)
     # he timed out (放弃, sealed), nobody was put on 托管; the step closes at its shortest time
     assert state.phase == PHASE_REVEAL and step_closable(state) and not any(state.autoplay)
-    assert services.hand_apply_due_deadlines(now=hand.deadline_at) == 1
+    assert hand_apply_due_deadlines(now=hand.deadline_at) == 1
     state, _hand = _state(table_id)
     assert state.phase == PHASE_DOUBLE and not any(state.autoplay)

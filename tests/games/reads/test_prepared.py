@@ -1,5 +1,5 @@
-"""Prepared reads (games/prepared.py) give what their querysets give, compiling them once; prepared
-writes store what the ORM's ``update`` and ``bulk_create`` store."""
+"""Prepared reads (games/table/prepared.py) give what their querysets give, compiling them
+once; prepared writes store what the ORM's ``update`` and ``bulk_create`` store."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Hand, HandAction, HandPlayer, Seat, Table
-from games.prepared import PreparedInsert, PreparedRead, PreparedUpdate
+from games.table.prepared import PreparedInsert, PreparedRead, PreparedUpdate
 from tests.support.tables import make_player, make_room, seated_table
 
 pytestmark = pytest.mark.django_db

@@ -10,14 +10,15 @@ import threading
 import pytest
 from django.db import connection
 
-from games import services, wake
-from games.deadlines import hand_apply_due_deadlines, next_deadline_in
+from games import services
 from games.engine.hand import waiting_seats
 from games.engine.state import PHASE_PLAY
 from games.models import HandAction
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.runner.deadlines import hand_apply_due_deadlines, next_deadline_in
 from games.services import hands as hand_services
 from games.services.base import locked_table, write
+from games.table import wake
 from tests.support.tables import (
     active_hand,
     awaits_bot,

@@ -10,10 +10,10 @@ import pytest
 from django.core.management import call_command
 
 from games import services
-from games.deadlines import hand_apply_due_deadlines
 from games.engine.hand import waiting_seats
 from games.models import HandAction, Seat
-from games.selectors import hand_state, hand_state_clear_cache
+from games.reads.selectors import hand_state, hand_state_clear_cache
+from games.runner.deadlines import hand_apply_due_deadlines
 from tests.support.tables import (
     active_hand,
     claim_deadlines_at_once,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.template import engines
 from django.utils import translation
 
-from games.rendering import card_face
+from games.screen.labels import card_face
 
 
 def _render(source: str, **context) -> str:

@@ -8,10 +8,12 @@ import re
 
 import pytest
 
-from games import rendering, services
+from games import services
 from games.engine.hand import waiting_seats
 from games.engine.state import PHASE_PLAY
-from games.selectors import hand_state
+from games.reads.selectors import hand_state
+from games.reads.snapshot import table_snapshot
+from games.screen import context, regions
 from tests.support.tables import (
     active_hand,
     client_action,
@@ -39,10 +41,8 @@ def _move(table, users) -> int:
 
 def _own(table, seat: int, user) -> dict:
     hand = active_hand(table)
-    snapshot = rendering.table_snapshot(table=table, hand=hand)
-    return rendering.table_context(
-        table=table, hand=hand, seat_index=seat, user=user, snapshot=snapshot, hints=False
-    )
+    read = table_snapshot(table=table, hand=hand)
+    return context.table_context(snapshot=read, seat_index=seat, user=user, hints=False)
 
 
 def test_a_seat_the_move_leaves_alone_keeps_the_same_own_regions():
@@ -60,10 +60,10 @@ def test_a_seat_the_move_leaves_alone_keeps_the_same_own_regions():
     assert _move(table, users) == mover
     after = _own(table, onlooker, users[onlooker])
     assert before["version"] != after["version"]
-    assert not rendering.own_regions_changed(before, after)
+    assert not regions.own_regions_changed(before, after)
     # the controls of the seat asked next name the version his move must send
     nxt = (mover + 1) % 3
-    asked = rendering.render_regions(_own(table, nxt, users[nxt]))
+    asked = regions.render_regions(_own(table, nxt, users[nxt]))
     version = re.search(r'id="table-controls"[^>]*data-version="(\d+)"', asked)[1]
     assert int(version) == hand_state(active_hand(table)).public_version
 
@@ -73,15 +73,15 @@ def test_own_regions_read_nothing_their_context_leaves_out():
     panels, the trick): a template of theirs that came to read one would show it empty."""
     from django.template.loader import get_template
 
-    from games import render_cache
+    from games.screen import render_cache
 
-    for name in rendering.OWN_REGIONS:
+    for name in regions.OWN_REGIONS:
         names = render_cache.template_names(get_template(f"games/table/{name}.html").template)
         assert names is not None
         read = {path.split(".", 1)[0] for path in names}
-        assert not read & set(rendering.SHARED_ONLY), name
+        assert not read & set(context.SHARED_ONLY), name
     shared = set()
-    for name in rendering.SHARED_REGIONS:
+    for name in regions.SHARED_REGIONS:
         names = render_cache.template_names(get_template(f"games/table/{name}.html").template)
         shared |= {path.split(".", 1)[0] for path in names}
-    assert set(rendering.SHARED_ONLY) <= shared
+    assert set(context.SHARED_ONLY) <= shared

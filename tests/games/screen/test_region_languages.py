@@ -6,7 +6,7 @@ A rendering passes when its visible text (text nodes and the attributes a reader
 aria-label, title, placeholder, alt) holds nothing of another language: on an English page
 no Chinese character; on a Simplified page no character only the Traditional catalog uses,
 and the other way round; on a Chinese page no English phrase of the catalog that has a
-translation. Notices are left out: by design each carries every language (games.notify)."""
+translation. Notices are left out: by design each carries every language (games.screen.notify)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ from django.utils import translation
 
 from club.broadcast import chat_event, spectators_event
 from club.models import ChatMessage, PlayerSettings
-from games import broadcast, private, services
+from games import services
 from games.models import Seat, Table
+from games.push import frames as table_frames
+from games.push import send
+from games.services import private
 from tests.support.languages import foreign
 from tests.support.tables import (
     make_player,
@@ -72,7 +75,7 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
     table, host, amy, watcher = club_table
     _speak(language, host, amy, watcher)
     sent: list[list] = []
-    monkeypatch.setattr(broadcast, "send_frames", sent.append)
+    monkeypatch.setattr(send, "send_frames", sent.append)
     # caused by a player who reads another language
     other = next(code for code in LANGUAGES if code != language)
     with translation.override(other):
@@ -83,7 +86,7 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
     (frames,) = sent
     pages = []
     for group, event in [*frames, *extra]:
-        if group == broadcast.public_group(table.pk):
+        if group == table_frames.public_group(table.pk):
             # the spectators' page; the table's frame also carries their own regions apart
             page = event["html_by_language"][language]
             pages.append(page + event.get("watcher_by_language", {}).get(language, ""))
@@ -99,7 +102,8 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
 def test_every_region_of_every_phase_speaks_its_readers_language(language) -> None:
     """Each variant's phases, from each seat and a spectator's place."""
     from games.engine.views import public_view, view_for
-    from games.rendering import SeatInfo, render_regions, screen_context
+    from games.screen.context import SeatInfo, screen_context
+    from games.screen.regions import render_regions
     from tests.support.scenarios import scenarios
 
     for name, state in scenarios().items():

@@ -1,13 +1,14 @@
-"""The rendering memo (games/render_cache.py): keyed by exactly what a template can read."""
+"""The rendering memo (games/screen/render_cache.py): keyed by exactly what a template can read."""
 
 from __future__ import annotations
 
 import sys
 
+from cachetools import LRUCache
 from django.template import engines
 
-from games import render_cache
 from games.models import Room
+from games.screen import render_cache
 
 
 def _names(source: str) -> tuple[str, ...] | None:
@@ -76,7 +77,8 @@ def test_the_kept_renderings_stay_within_their_bytes_the_least_recently_used_goi
 ):
     render_cache.clear()
     page = "x" * 1000
-    monkeypatch.setattr(render_cache, "CACHE_BYTES", 3 * sys.getsizeof(page))
+    kept = LRUCache(maxsize=3 * sys.getsizeof(page), getsizeof=sys.getsizeof)
+    monkeypatch.setattr(render_cache, "_renderings", kept)
     for key in (b"a", b"b", b"c"):
         render_cache.cached(key, lambda: page)
     render_cache.cached(b"a", lambda: "a fresh rendering")  # used again: kept

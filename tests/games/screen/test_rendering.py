@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from games import rendering
 from games.engine.cards import format_cards
 from games.engine.hand import waiting_seats
 from games.engine.state import HandState
 from games.engine.views import public_view, view_for
+from games.screen import context, regions
 from tests.support.scenarios import scenarios, seat_infos
 
 CARD_ATTR = re.compile(r'data-c(?:ard)?="([^"]+)"')
@@ -68,12 +68,12 @@ def rendered_cards(page: str) -> list[str]:
 
 def render(state: HandState, seat: int | None) -> tuple[dict[str, Any], str]:
     ctx = _context(state, seat)
-    return ctx["view"], rendering.render_regions(ctx)
+    return ctx["view"], regions.render_regions(ctx)
 
 
 def _context(state: HandState, seat: int | None) -> dict[str, Any]:
     view = view_for(state, seat) if seat is not None else public_view(state)
-    ctx = rendering.screen_context(
+    ctx = context.screen_context(
         view=view,
         seats=seat_infos(state.seats),
         state=state,
@@ -246,7 +246,7 @@ def test_regions_render_in_every_language(lang: str) -> None:
 
 
 def test_render_error_is_an_oob_partial() -> None:
-    out = rendering.render_error(message="<b>nope</b>")
+    out = regions.render_error(message="<b>nope</b>")
     assert 'id="table-error"' in out and 'hx-swap-oob="true"' in out
     assert "&lt;b&gt;nope" in out
 
@@ -319,7 +319,7 @@ def test_a_push_renders_what_the_page_renders(name: str) -> None:
             with translation.override(lang):
                 _view, page = render(state, seat)
                 ctx = _context(state, seat)
-                assert rendering.render_regions_shared([ctx]) == [page], (seat, lang)
+                assert regions.render_regions_shared([ctx]) == [page], (seat, lang)
 
 
 @pytest.mark.parametrize(
@@ -339,8 +339,8 @@ def test_fenzhou5_names_its_joker_bombs_in_its_own_words(cards: str, word: str) 
         plays=[{"seat": 1, "cards": cards, "kind": reading.kind}],
     )
     with translation.override("zh-hans"):
-        ctx = rendering.screen_context(view=view, seats=seat_infos(5), now=NOW)
-        page = rendering.render_regions(ctx)
+        ctx = context.screen_context(view=view, seats=seat_infos(5), now=NOW)
+        page = regions.render_regions(ctx)
     assert f"· {word}</p>" in _region(page, "trick")
     assert "王炸" not in page
 
@@ -353,14 +353,14 @@ def test_a_state_s_views_are_built_once_while_it_lives(monkeypatch) -> None:
     import weakref
 
     built: list[int | None] = []
-    monkeypatch.setattr(rendering, "view_for", lambda s, seat: built.append(seat) or {"s": seat})
-    monkeypatch.setattr(rendering, "public_view", lambda s: built.append(None) or {"s": None})
+    monkeypatch.setattr(context, "view_for", lambda s, seat: built.append(seat) or {"s": seat})
+    monkeypatch.setattr(context, "public_view", lambda s: built.append(None) or {"s": None})
     state = dataclasses.replace(SCENARIOS["qq5-play"])  # a state of this test's own
     for _ in range(3):
-        assert [rendering.seen_by(state, seat)["s"] for seat in (0, 1, None)] == [0, 1, None]
+        assert [context.seen_by(state, seat)["s"] for seat in (0, 1, None)] == [0, 1, None]
     assert built == [0, 1, None]
     other = dataclasses.replace(state)
-    assert rendering.seen_by(other, 0) == {"s": 0} and built == [0, 1, None, 0]
+    assert context.seen_by(other, 0) == {"s": 0} and built == [0, 1, None, 0]
     gone = weakref.ref(state)
     del state
     gc.collect()

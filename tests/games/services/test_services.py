@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 import pytest
@@ -11,9 +12,9 @@ from accounts.models import BeanEntry, HandSettlement, User
 from games import services
 from games.engine.hand import waiting_seats
 from games.engine.record import replay
-from games.errors import ActionRejected, ErrorCode
 from games.models import Hand, HandAction, HandActionIsAppendOnly, Seat, Table
-from games.selectors import hand_state, table_list_joinable, table_list_open
+from games.reads.selectors import hand_state, table_list_joinable, table_list_open
+from games.table.errors import ActionRejected, ErrorCode
 from tests.support.tables import (
     active_hand,
     client_action,
@@ -487,25 +488,47 @@ class TestOddValues:
 class TestConsumerRetry:
     """The consumer retries a write that lost a database race, and nothing else."""
 
-    def test_a_conflict_is_retried_and_other_refusals_are_not(self):
-        from games.consumers import _retrying
-        from games.errors import ActionRejected, ErrorCode
+    @pytest.mark.asyncio
+    async def test_a_conflict_is_retried_and_other_refusals_are_not(self):
+        from games.live.consumers import _retrying
+        from games.table.errors import ActionRejected, ErrorCode
 
         calls = []
 
         def flaky():
-            calls.append(1)
+            calls.append("attempt")
             if len(calls) < 2:
                 raise ActionRejected.of(ErrorCode.CONFLICT)
 
-        _retrying(flaky)
-        assert len(calls) == 2
+        await _retrying(flaky)
+        assert calls == ["attempt", "attempt"]
 
         def stale():
-            calls.append(1)
+            calls.append("attempt")
             raise ActionRejected.of(ErrorCode.STALE_VERSION)
 
         calls.clear()
         with pytest.raises(ActionRejected):
-            _retrying(stale)
-        assert len(calls) == 1
+            await _retrying(stale)
+        assert calls == ["attempt"]
+
+    @pytest.mark.asyncio
+    async def test_the_pause_before_a_retry_leaves_the_database_thread_to_other_tables(self):
+        from channels.db import database_sync_to_async
+
+        from games.live.consumers import _retrying
+        from games.table.errors import ActionRejected, ErrorCode
+
+        calls = []
+
+        def flaky():
+            calls.append("attempt")
+            if calls.count("attempt") < 2:
+                raise ActionRejected.of(ErrorCode.CONFLICT)
+
+        async def other_table():
+            await asyncio.sleep(0.01)  # queued while the first attempt runs or has failed
+            await database_sync_to_async(lambda: calls.append("other table"))()
+
+        await asyncio.gather(_retrying(flaky), other_table())
+        assert calls == ["attempt", "other table", "attempt"]

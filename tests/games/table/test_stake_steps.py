@@ -11,12 +11,12 @@ from fractions import Fraction
 import pytest
 from django.utils import translation
 
-from games import rendering
 from games.engine.cards import format_cards, parse_cards, ranks_of
 from games.engine.combos import classify
 from games.engine.hand import apply, waiting_seats
 from games.engine.state import Action, PlayRecord
 from games.engine.views import public_view, view_for
+from games.screen import context, regions
 from tests.support.scenarios import advance_to_play, finish, seat_infos, start
 
 SEEDS = [f"stakes-{i}" for i in range(12)]
@@ -26,8 +26,8 @@ STEPS = re.compile(r'<span class="stake-steps">([^<]*) = ([0-9.]+)</span>')
 def _page(state, seat):
     view = view_for(state, seat) if seat is not None else public_view(state)
     with translation.override("en"):
-        ctx = rendering.screen_context(view=view, seats=seat_infos(state.seats), state=state)
-        return view, rendering.render_regions(ctx)
+        ctx = context.screen_context(view=view, seats=seat_infos(state.seats), state=state)
+        return view, regions.render_regions(ctx)
 
 
 @pytest.mark.parametrize("variant", ["qq5", "new5", "classic3", "fenzhou5"])

@@ -1,4 +1,4 @@
-"""The table's life (issue #16): the model of games/table_life.py, and the services that go
+"""The table's life (issue #16): the model of games/life.py, and the services that go
 through it, tried as a club tries them: players who sit between hands, vanish, come back,
 quick-join twice at once, and tables that nobody plays any more."""
 
@@ -17,18 +17,25 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from games import deadlines, presence, selectors, services, table_life
-from games.errors import ActionRejected, ErrorCode
+from games import services
 from games.models import Hand, HandPlayer, Seat, SocketLease
-from games.rendering import render_table_regions
+from games.reads import selectors
+from games.reads.snapshot import table_snapshot
+from games.runner import deadlines
+from games.screen.context import table_context
+from games.screen.regions import render_regions
+from games.services import presence
 from games.services.base import bump, lock_table, write
-from games.stakes import disconnect_grace
-from games.table_life import Event, Refused, SeatState, TableState
+from games.table import life
+from games.table.errors import ActionRejected, ErrorCode
+from games.table.life import Event, Refused, SeatState, TableState
+from games.table.stakes import disconnect_grace
 from tests.support.tables import (
     active_hand,
     bots_reply,
     make_player,
     make_room,
+    screen_html,
     seated_table,
 )
 
@@ -49,48 +56,44 @@ def row(index=0, *, user=None, bot=False, leaving=False, sockets=0, away_since=N
 
 class TestModel:
     def test_seat_states(self):
-        assert table_life.seat_state(row()) is SeatState.EMPTY
-        assert table_life.seat_state(row(bot=True)) is SeatState.BOT
-        assert table_life.seat_state(row(user=1, sockets=2)) is SeatState.PRESENT
-        assert table_life.seat_state(row(user=1)) is SeatState.PRESENT  # no socket yet
-        assert table_life.seat_state(row(user=1, away_since=NOW)) is SeatState.AWAY
-        assert table_life.seat_state(row(user=1, leaving=True, sockets=1)) is SeatState.LEAVING
+        assert life.seat_state(row()) is SeatState.EMPTY
+        assert life.seat_state(row(bot=True)) is SeatState.BOT
+        assert life.seat_state(row(user=1, sockets=2)) is SeatState.PRESENT
+        assert life.seat_state(row(user=1)) is SeatState.PRESENT  # no socket yet
+        assert life.seat_state(row(user=1, away_since=NOW)) is SeatState.AWAY
+        assert life.seat_state(row(user=1, leaving=True, sockets=1)) is SeatState.LEAVING
 
     def test_refused_transitions(self):
         with pytest.raises(Refused):
-            table_life.seat_next(SeatState.PRESENT, Event.SIT)  # a taken seat
+            life.seat_next(SeatState.PRESENT, Event.SIT)  # a taken seat
         with pytest.raises(Refused):
-            table_life.seat_next(SeatState.EMPTY, Event.LEAVE)
+            life.seat_next(SeatState.EMPTY, Event.LEAVE)
         with pytest.raises(Refused):
-            table_life.seat_next(SeatState.PRESENT, Event.REMOVE_BOT)
-        assert table_life.seat_next(SeatState.LEAVING, Event.FINISH) is SeatState.EMPTY
+            life.seat_next(SeatState.PRESENT, Event.REMOVE_BOT)
+        assert life.seat_next(SeatState.LEAVING, Event.FINISH) is SeatState.EMPTY
 
     def test_every_state_has_a_way_out(self):
         # a seated player can always leave, a bot be removed, a leaving seat be freed
         for state in SeatState:
             if state is SeatState.EMPTY:
                 continue
-            exits = {nxt for (s, _e), nxt in table_life.SEAT_TRANSITIONS.items() if s is state}
+            exits = {nxt for (s, _e), nxt in life.SEAT_TRANSITIONS.items() if s is state}
             assert SeatState.EMPTY in exits, state
 
     def test_absent_past_grace_stood_up_and_nobody_here_deals_nothing(self):
         gone = row(0, user=1, away_since=NOW - GRACE)
         here = row(1, user=2, sockets=1)
         bot = row(2, bot=True)
-        plan = table_life.deal_plan(
-            [gone, here, bot], now=NOW, grace=GRACE, bots_take_absent_seats=False
-        )
+        plan = life.deal_plan([gone, here, bot], now=NOW, grace=GRACE, bots_take_absent_seats=False)
         assert plan.stand_up == (0,) and not plan.deal and plan.why == "empty"
-        plan = table_life.deal_plan(
-            [gone, here, bot], now=NOW, grace=GRACE, bots_take_absent_seats=True
-        )
+        plan = life.deal_plan([gone, here, bot], now=NOW, grace=GRACE, bots_take_absent_seats=True)
         assert plan.stand_up == (0,) and plan.bots == (0,) and plan.deal
         within = row(0, user=1, away_since=NOW - GRACE + datetime.timedelta(seconds=1))
-        plan = table_life.deal_plan(
+        plan = life.deal_plan(
             [within, here, bot], now=NOW, grace=GRACE, bots_take_absent_seats=False
         )
         assert plan.deal and plan.stand_up == ()
-        plan = table_life.deal_plan(
+        plan = life.deal_plan(
             [gone, row(1, bot=True), bot], now=NOW, grace=GRACE, bots_take_absent_seats=True
         )
         assert not plan.deal and plan.why == "nobody_here"
@@ -98,7 +101,7 @@ class TestModel:
     def test_table_states(self):
         here = row(0, user=1, sockets=1)
         gone = row(1, user=2, away_since=NOW - GRACE)
-        state = table_life.table_state
+        state = life.table_state
         kw = {"now": NOW, "grace": GRACE}
         assert state([here, row(1)], in_hand=False, shows_result=False, **kw) is TableState.WAITING
         assert state([here, gone], in_hand=False, shows_result=False, **kw) is TableState.READY
@@ -110,8 +113,8 @@ class TestModel:
 
     def test_redeal_needs_a_player_who_plays_himself(self):
         seats = [row(0, user=1, sockets=1), row(1, bot=True), row(2, user=3, sockets=1)]
-        assert table_life.may_redeal(seats, [False, False, True], now=NOW, grace=GRACE)
-        assert not table_life.may_redeal(seats, [True, False, True], now=NOW, grace=GRACE)
+        assert life.may_redeal(seats, [False, False, True], now=NOW, grace=GRACE)
+        assert not life.may_redeal(seats, [True, False, True], now=NOW, grace=GRACE)
 
 
 def _away(seat: Seat, seconds: float) -> None:
@@ -159,12 +162,7 @@ class TestJoiningBetweenHands:
         services.table_leave(table_id=table.pk, user=carol)
         services.table_join(table_id=table.pk, user=dave)
         seat = selectors.seat_of_user(table=table, user=dave)
-        html = render_table_regions(
-            table=table,
-            hand=selectors.table_current_hand(table=table),
-            seat_index=seat.index,
-            user=dave,
-        )
+        html = screen_html(table, seat_index=seat.index, user=dave)
         assert "You are watching this table" not in html
         assert reverse("table_leave", args=[table.pk]) in html  # he can leave
         assert reverse("table_next_hand", args=[table.pk]) in html  # and deal
@@ -282,7 +280,7 @@ class TestSeatingIsAtomic:
             Seat.objects.filter(table=two, index=0).update(user=alice)
 
     def test_seat_moves_and_swaps_only_between_hands(self):
-        from games.private import seat_move, seat_request_swap
+        from games.services.private import seat_move, seat_request_swap
 
         room = make_room("qq5")
         players = [make_player() for _ in range(5)]
@@ -441,10 +439,8 @@ class TableLifeMachine(RuleBasedStateMachine):
         user = self.users[u] if seat is not None else None
         seats = list(Seat.objects.filter(table=table))
         now = timezone.now()
-        nobody = not any(table_life.here(s, now=now, grace=self.grace) for s in seats)
-        gone = {
-            s.user_id for s in seats if s.user_id and table_life.gone(s, now=now, grace=self.grace)
-        }
+        nobody = not any(life.here(s, now=now, grace=self.grace) for s in seats)
+        gone = {s.user_id for s in seats if s.user_id and life.gone(s, now=now, grace=self.grace)}
         hands = Hand.objects.filter(table=table).count()
         try:
             hand = services.hand_start(table_id=table.pk, user=user)
@@ -513,9 +509,11 @@ class TableLifeMachine(RuleBasedStateMachine):
         ):
             table = seat.table
             hand = selectors.table_current_hand(table=table)
-            from games.rendering import render_regions, table_context
-
-            ctx = table_context(table=table, hand=hand, seat_index=seat.index, user=seat.user)
+            ctx = table_context(
+                snapshot=table_snapshot(table=table, hand=hand),
+                seat_index=seat.index,
+                user=seat.user,
+            )
             assert ctx["seated"], "a seated player is shown as a spectator"
             html = render_regions(ctx)
             assert reverse("table_leave", args=[table.pk]) in html, "no way to leave"
@@ -544,7 +542,8 @@ def test_table_life_machine():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_deal_takes_the_seat_swap_offers_off_every_screen(live_db, monkeypatch):
-    from games import broadcast
+    from games.push import frames as table_frames
+    from games.push import send
 
     room = make_room("qq5")
     players = [make_player() for _ in range(5)]
@@ -553,12 +552,12 @@ def test_the_deal_takes_the_seat_swap_offers_off_every_screen(live_db, monkeypat
         services.table_join(table_id=table.pk, user=user)
     swap = reverse("seat_swap", args=[table.pk])
     sent = []
-    monkeypatch.setattr(broadcast, "send_frames", sent.extend)
+    monkeypatch.setattr(send, "send_frames", sent.extend)
     services.hand_start(table_id=table.pk, user=players[0])  # commits: the push follows
     mine = [
         event["html"]
         for group, event in sent
-        if group == broadcast.user_group(table.pk, players[0].pk)
+        if group == table_frames.user_group(table.pk, players[0].pk)
     ]
     assert mine and all('id="table-club"' in html for html in mine)
     assert not any(swap in html for html in mine)

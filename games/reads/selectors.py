@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import datetime
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from cachetools import LRUCache
+from django.conf import settings
+from django.db.models import Count, Exists, FilteredRelation, OuterRef, Q, QuerySet
 
 from games.engine.record import replay
 from games.engine.state import HandState
-from games.hooks import hooks
 from games.models import Hand, HandPlayer, InviteMiss, Room, Seat, SocketLease, Table
-from games.prepared import PreparedRead
+from games.table.hooks import hooks
+from games.table.prepared import PreparedRead
 
 _CACHE_SIZE = 512
 
@@ -31,22 +32,16 @@ class _Kept:
     """What this process keeps of hands, the last ``_CACHE_SIZE`` used, shared by threads."""
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[Any, Any] = OrderedDict()
+        self._entries: LRUCache[Any, Any] = LRUCache(maxsize=_CACHE_SIZE)
         self._lock = threading.Lock()
 
     def get(self, key: Any) -> Any:
         with self._lock:
-            value = self._entries.get(key)
-            if value is not None:
-                self._entries.move_to_end(key)
-            return value
+            return self._entries.get(key)
 
     def put(self, key: Any, value: Any) -> None:
         with self._lock:
             self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > _CACHE_SIZE:
-                self._entries.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:
@@ -96,7 +91,7 @@ def hand_state_clear_cache() -> None:
 # --------------------------------------------------------------------------- tables
 
 
-# read on every move, connect and push: compiled once (games/prepared.py)
+# read on every move, connect and push: compiled once (games/table/prepared.py)
 _TABLE = PreparedRead(
     lambda table_id: Table.objects.select_related("room").filter(pk=table_id).order_by()[:1],
     "table_id",
@@ -104,6 +99,22 @@ _TABLE = PreparedRead(
 _SEATS = PreparedRead(
     lambda table_id: (
         Seat.objects.filter(table_id=table_id).select_related("user").order_by("index")
+    ),
+    "table_id",
+)
+# a move's seats with their users and, on the first seat's row, the table's active hand (one
+# statement: the hand's row comes once, not with every seat)
+SEATS_AND_ACTIVE_HAND = PreparedRead(
+    lambda table_id: (
+        Seat.objects.filter(table_id=table_id)
+        .annotate(
+            active_hand=FilteredRelation(
+                "table__hands",
+                condition=Q(table__hands__status=Hand.Status.ACTIVE) & Q(index=0),
+            )
+        )
+        .select_related("user", "active_hand")
+        .order_by("index")
     ),
     "table_id",
 )
@@ -180,6 +191,12 @@ def invite_misses(*, session_key: str, address: str, since: datetime.datetime) -
     return max(counts, default=0)
 
 
+def stored_language(*, user: Any) -> str:
+    """The language a player's pushes speak: his stored one (the club's hook), else the
+    club's."""
+    return hooks.languages_of(user_ids=[user.pk]).get(user.pk) or settings.LANGUAGE_CODE
+
+
 def seat_of_user(*, table: Table | int, user: Any) -> Seat | None:
     """The user's seat at the table, or None (spectator, anonymous)."""
     if user is None or not getattr(user, "is_authenticated", False):
@@ -192,7 +209,7 @@ def user_live_sockets(
     *, table_id: int, user_id: int, now: datetime.datetime, lease_seconds: int
 ) -> int:
     """How many sockets ``user_id`` has open at the table: leases renewed within the lease
-    (games.presence)."""
+    (games.services.presence)."""
     cutoff = now - datetime.timedelta(seconds=lease_seconds)
     return SocketLease.objects.filter(
         table_id=table_id, user_id=user_id, renewed_at__gte=cutoff

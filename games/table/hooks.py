@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
-from games.errors import ActionRejected, ErrorCode
+from games.table.errors import ActionRejected, ErrorCode
 
 
 def _default_language(**_kwargs: Any) -> str:

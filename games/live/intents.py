@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from games.errors import ActionRejected, ErrorCode
+from games.table.errors import ActionRejected, ErrorCode
 
 MAX_FRAME_CHARS = 4096
 MAX_CARDS_CHARS = 400  # 38-card hands in suited notation take about 115 characters

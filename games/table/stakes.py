@@ -1,5 +1,6 @@
 """Room and table arithmetic (reads only): the stakes, rule options, seconds and minimum
-balance of a table's next deal (RULES.md §7), and the disconnect grace."""
+balance of a table's next deal (RULES.md §7), the time for a hand's pending decision, and the
+disconnect grace."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 from django.conf import settings
 
 from games.engine.beans import RoomStakes
+from games.engine.state import PHASE_GRAB, PHASE_PARTNER, PHASE_PLAY, HandState
 from games.engine.variants import find_variant
-from games.models import Room, Table
+from games.models import Hand, Room, Table
 
 
 def disconnect_grace_seconds() -> int:
@@ -24,16 +26,12 @@ def disconnect_grace() -> datetime.timedelta:
 
 def room_computed_min_balance(room: Room) -> int:
     """The largest loss one seat can suffer in this room (RULES.md §7 ``min_balance``)."""
-    variant = find_variant(room.variant, **(room.options or {}))
-    units = variant.max_loss_units(max_multiplier=room.max_multiplier)
-    return units * room.base_score * room.coefficient + room.house_take
+    return room.computed_min_balance
 
 
 def room_min_balance(*, room: Room) -> int:
     """The room's override when set, else the computed value."""
-    if room.min_balance is not None:
-        return room.min_balance
-    return room_computed_min_balance(room)
+    return room.effective_min_balance
 
 
 def table_options(table: Table) -> dict[str, Any]:
@@ -77,3 +75,17 @@ def table_min_balance(table: Table) -> int:
     units = variant.max_loss_units(max_multiplier=room.max_multiplier)
     computed = units * stakes.base_score * stakes.coefficient + stakes.house_take
     return max(computed, room_min_balance(room=room))
+
+
+# RULES.md §2.5: the new5 grab and partner windows are 10 s (at most; a room may be quicker).
+_PHASE_MAX_SECONDS = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
+
+
+def decision_seconds(room: Room, state: HandState, hand: Hand | None = None) -> int:
+    """The time for the pending decision: turn seconds in play, bid seconds otherwise, as the
+    hand snapshotted them at the deal (the room's for hands dealt before the snapshot)."""
+    turn = (hand.turn_seconds if hand is not None else None) or room.turn_seconds
+    bid = (hand.bid_seconds if hand is not None else None) or room.bid_seconds
+    if state.phase == PHASE_PLAY:
+        return int(turn)
+    return min(int(bid), _PHASE_MAX_SECONDS.get(state.phase, bid))

@@ -17,7 +17,7 @@ up or down, so it cannot drift. ``disconnected_at`` is when the last one went aw
 one is open (or since the player sat down, before his first socket).
 
 Writes of leases are here; reads (``selectors.user_live_sockets``, ``tables_with_dead_leases``,
-``leases_present``) in games/selectors.py.
+``leases_present``) in games/reads/selectors.py.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from django.conf import settings
 from django.db.models import Max
 
 from accounts.models import User
-from games import selectors
-from games.errors import ActionRejected, ErrorCode
 from games.models import Seat, SocketLease, Table
+from games.reads import selectors
+from games.table.errors import ActionRejected, ErrorCode
 
 PROCESS_ID = secrets.token_hex(8)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -31,16 +32,20 @@ from django.contrib import auth
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import broadcast, selectors, services
-from games.errors import MESSAGES, ActionRejected, ErrorCode
-from games.hooks import hooks
-from games.intents import Intent, parse_frame
-from games.presence import (
+from games import services
+from games.live import latency
+from games.live.intents import Intent, parse_frame
+from games.push import frames, send
+from games.reads import selectors
+from games.reads.private import may_watch
+from games.services.presence import (
     socket_held,
     socket_opening,
     socket_opening_ended,
     socket_released,
 )
+from games.table.errors import MESSAGES, ActionRejected, ErrorCode
+from games.table.hooks import hooks
 
 logger = logging.getLogger(__name__)
 
@@ -54,55 +59,41 @@ CLOSE_TOO_BIG = 4009
 # once a second. A person clicks far less; htmx sends one frame per click.
 
 
-def _render_state(table_id: int, user: Any, language: str) -> str:
-    table = selectors.table_get(table_id=table_id)
-    if table is None:
-        raise ActionRejected.of(ErrorCode.TABLE_NOT_FOUND)
-    seat = selectors.seat_of_user(table=table, user=user)
-    hand = selectors.table_current_hand(table=table)
-    return broadcast.render_for(
-        table=table,
-        hand=hand,
-        seat_index=seat.index if seat else None,
+def act(table_id: int, user: Any, intent: Intent) -> None:
+    """A player's move: one attempt, one database call."""
+    assert intent.action is not None
+    services.hand_submit_action(
+        table_id=table_id,
+        hand_id=intent.hand_id,
         user=user,
-        language=language,
+        action=intent.action,
+        expected_version=intent.version,
     )
 
 
-def _retrying(call: Any) -> None:
+def autoplay(table_id: int, user: Any, intent: Intent) -> None:
+    """A player hands his seat to 托管 or takes it back: one attempt, one database call."""
+    services.seat_set_autoplay(
+        table_id=table_id, hand_id=intent.hand_id, user=user, enabled=bool(intent.enabled)
+    )
+
+
+CONFLICT_ATTEMPTS = 3
+
+
+async def _retrying(call: Callable[..., None], *args: Any) -> None:
     """A write that lost a race for the database (SQLite's busy lock, a concurrent deadline)
-    is tried again a few times; if the table really changed, the retry is refused as stale."""
-    for attempt in range(3):
+    is tried again a few times; if the table really changed, the retry is refused as stale.
+    Each attempt is a database call of its own and the pause between them is the event loop's:
+    the one database thread serves the other tables meanwhile."""
+    for attempt in range(CONFLICT_ATTEMPTS):
         try:
-            call()
+            await database_sync_to_async(call)(*args)
             return
         except ActionRejected as error:
-            if error.code is not ErrorCode.CONFLICT or attempt == 2:
+            if error.code is not ErrorCode.CONFLICT or attempt == CONFLICT_ATTEMPTS - 1:
                 raise
-            time.sleep(0.05 * (attempt + 1))
-
-
-def _act(table_id: int, user: Any, intent: Intent) -> None:
-    def call() -> None:
-        assert intent.action is not None
-        services.hand_submit_action(
-            table_id=table_id,
-            hand_id=intent.hand_id,
-            user=user,
-            action=intent.action,
-            expected_version=intent.version,
-        )
-
-    _retrying(call)
-
-
-def _autoplay(table_id: int, user: Any, intent: Intent) -> None:
-    def call() -> None:
-        services.seat_set_autoplay(
-            table_id=table_id, hand_id=intent.hand_id, user=user, enabled=bool(intent.enabled)
-        )
-
-    _retrying(call)
+        await asyncio.sleep(0.05 * (attempt + 1))
 
 
 @dataclass(frozen=True)
@@ -147,8 +138,6 @@ def _admit(scope: dict[str, Any], table_id: int) -> _Admission:
     if user is None or not user.is_authenticated:
         return _Admission(user=user, refused=CLOSE_UNAUTHENTICATED)
     table = selectors.table_get(table_id=table_id)
-    from games.private import may_watch
-
     codes = list(session.get("ddz_invites", [])) if session is not None else []
     if table is None or not may_watch(table, user, codes):
         return _Admission(user=user, refused=CLOSE_NO_TABLE)
@@ -200,10 +189,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=admission.refused)
             return
         self.language = admission.language
-        broadcast.remember_server_loop(asyncio.get_running_loop())
+        send.remember_server_loop(asyncio.get_running_loop())
         for group in (
-            broadcast.public_group(self.table_id),
-            broadcast.user_group(self.table_id, self.user.pk),
+            frames.public_group(self.table_id),
+            frames.user_group(self.table_id, self.user.pk),
         ):
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
@@ -346,10 +335,13 @@ class TableConsumer(AsyncWebsocketConsumer):
                 )
             if intent.kind == "resync":
                 self._resync()
-            elif intent.kind == "act":
-                await database_sync_to_async(_act)(self.table_id, self.user, intent)
-            elif intent.kind == "autoplay":
-                await database_sync_to_async(_autoplay)(self.table_id, self.user, intent)
+            elif intent.kind in ("act", "autoplay"):
+                stamp = send.action_started.set(time.time() if latency.on() else None)
+                call = act if intent.kind == "act" else autoplay
+                try:
+                    await _retrying(call, self.table_id, self.user, intent)
+                finally:
+                    send.action_started.reset(stamp)
             elif intent.kind == "chat":
                 await hooks.chat(self, intent)
         except ActionRejected as error:
@@ -384,11 +376,13 @@ class TableConsumer(AsyncWebsocketConsumer):
                 logger.exception("table %s: resync failed", self.table_id)
 
     async def send_state(self) -> None:
-        html = await database_sync_to_async(_render_state)(self.table_id, self.user, self.language)
+        html = await database_sync_to_async(frames.full_frame)(
+            table_id=self.table_id, user=self.user, language=self.language
+        )
         await self.send(text_data=html)
 
     async def send_error(self, message: str) -> None:
-        await self.send(text_data=broadcast.render_error(message=message))
+        await self.send(text_data=frames.error_frame(message=message))
 
     async def table_html(self, event: dict[str, Any]) -> None:
         """A rendering for this socket's audience. A public state frame's shared regions in
@@ -405,10 +399,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         watcher = event.get("watcher_by_language")
         if seat_language is not None:
             own_sent = str(self.user.pk) in (event.get("own_sent") or ())
-            html = broadcast.mark_own(html, sent=own_sent)
+            html = frames.mark_own(html, sent=own_sent)
         elif watcher:
             html += watcher.get(language) or next(iter(watcher.values()))
         await self.send(text_data=html)
+        if "started" in event:
+            latency.frame_written(event["started"])
 
     async def table_close_watchers(self, event: dict[str, Any]) -> None:
         """A private table's host stopped spectators: every socket but the players' and the

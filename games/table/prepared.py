@@ -90,27 +90,57 @@ class PreparedRead:
         self._local.compiled = compiled
         return compiled
 
-    def rows(self, **values: int) -> list[Any]:
+    def bound(self, **values: int) -> tuple[str, list[Any]] | None:
+        """The SQL and its parameters for ``values`` (None: no row can match)."""
         compiled = self._compiled()
         params = list(compiled.params)
         for name, positions in compiled.slots.items():
             value = int(values[name])
             if not _SMALLEST_KEY <= value <= _LARGEST_KEY:
-                return []  # no key that large: the database would refuse the value itself
+                return None  # no key that large: the database would refuse the value itself
             for position in positions:
                 params[position] = value
+        return compiled.sql, params
+
+    def fetched(self, rows: list[tuple[Any, ...]]) -> list[Any]:
+        """Rows as the queryset gives them, from what its SQL fetched."""
+        compiled = self._compiled()
         compiler = compiled.compiler
-        with compiler.connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
-            fetched = cursor.fetchall()
-        rows = compiler.results_iter([fetched], tuple_expected=not compiled.models)
+        found = compiler.results_iter([rows], tuple_expected=not compiled.models)
         if not compiled.models:
-            return list(rows)
-        return list(_instances(compiler, rows))
+            return list(found)
+        return list(_instances(compiler, found))
+
+    def rows(self, **values: int) -> list[Any]:
+        return read_together((self, values))[0]
 
     def first(self, **values: int) -> Any:
         found = self.rows(**values)
         return found[0] if found else None
+
+
+def read_together(*reads: tuple[PreparedRead, dict[str, int]]) -> list[list[Any]]:
+    """The rows of each read, in order. On PostgreSQL they go in one round trip (one execute of
+    several statements, each seeing what committed before it ran: a read after a lock sees the
+    state the lock guards); elsewhere one after the other."""
+    connection = connections[reads[0][0].using]
+    bound = [read.bound(**values) for read, values in reads]
+    together = connection.vendor == "postgresql" and len(reads) > 1
+    out: list[list[Any]] = []
+    with connection.cursor() as cursor:
+        if together:
+            cursor.execute(
+                ";\n".join(b[0] if b else "SELECT 1 WHERE false" for b in bound),
+                [p for b in bound if b for p in b[1]],
+            )
+        for index, ((read, _values), statement) in enumerate(zip(reads, bound, strict=True)):
+            if together and index:
+                cursor.nextset()
+            elif not together and statement is not None:
+                cursor.execute(*statement)
+            fetched = cursor.fetchall() if together or statement is not None else []
+            out.append(read.fetched(fetched) if statement is not None else [])
+    return out
 
 
 def _instances(compiler: Any, rows: Any) -> Any:
@@ -155,12 +185,15 @@ class PreparedUpdate:
             self._sql[connection.vendor] = sql
         return sql
 
-    def run(self, *, where: dict[str, Any], **values: Any) -> int:
+    def statement(self, *, where: dict[str, Any], **values: Any) -> tuple[str, list[Any]]:
         connection = connections[self.using]
         params = [f.get_db_prep_save(values[f.name], connection) for f in self.fields]
         params += [f.get_db_prep_save(where[f.name], connection) for f in self.where]
-        with connection.cursor() as cursor:
-            cursor.execute(self._statement(connection), params)
+        return self._statement(connection), params
+
+    def run(self, *, where: dict[str, Any], **values: Any) -> int:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(*self.statement(where=where, **values))
             return cursor.rowcount
 
 
@@ -187,14 +220,39 @@ class PreparedInsert:
             self._sql[(connection.vendor, count)] = sql
         return sql
 
-    def run(self, instances: list[Model]) -> None:
-        if not instances:
-            return
+    def statement(self, instances: list[Model]) -> tuple[str, list[Any]]:
         connection = connections[self.using]
         params = [
             f.get_db_prep_save(f.pre_save(instance, True), connection)
             for instance in instances
             for f in self.fields
         ]
-        with connection.cursor() as cursor:
-            cursor.execute(self._statement(connection, len(instances)), params)
+        return self._statement(connection, len(instances)), params
+
+    def run(self, instances: list[Model]) -> None:
+        if not instances:
+            return
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(*self.statement(instances))
+
+
+def write_together(
+    guarded: tuple[str, list[Any]], *others: tuple[str, list[Any]], using: str = DEFAULT_DB_ALIAS
+) -> int:
+    """Run ``guarded`` (an UPDATE) and then ``others``; returns how many rows ``guarded``
+    changed. On PostgreSQL they are one statement (data-modifying WITH clauses) and one round
+    trip; elsewhere one after the other. Either way all of them run: a caller that finds the
+    guard missed rolls the transaction back."""
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            cursor.execute(*guarded)
+            changed = cursor.rowcount
+            for statement in others:
+                cursor.execute(*statement)
+            return changed
+        parts = [f"guarded AS ({guarded[0]} RETURNING 1)"]
+        parts += [f"part{i} AS ({sql})" for i, (sql, _params) in enumerate(others)]
+        params = [*guarded[1], *(p for _sql, statement_params in others for p in statement_params)]
+        cursor.execute(f"WITH {', '.join(parts)} SELECT count(*) FROM guarded", params)
+        return cursor.fetchone()[0]

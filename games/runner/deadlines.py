@@ -8,10 +8,10 @@ process is working on is skipped and left to it), re-checks the deadline under t
 applies the engine's default action; the version guard and the unique action sequence make a
 second application impossible anyway.
 
-The same loop expires the socket leases of processes that stopped or died (games.presence), so
-their users' grace starts, and seats house bots at waiting tables whose players have waited
-``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``), and does the work other apps hand it
-(``hooks.due_work``: starting and ending what they scheduled).
+The same loop expires the socket leases of processes that stopped or died
+(games.services.presence), so their users' grace starts, and seats house bots at waiting
+tables whose players have waited ``DDZ_BOT_FILL_SECONDS`` (``services.table_fill_idle``), and
+does the work other apps hand it (``hooks.due_work``: starting and ending what they scheduled).
 
 Bots reply here too: a hand that awaits a bot is due after the room's ``bot_delay_ms``. The
 bot's move is decided before the table is locked (``services.hand_decide_bots``, a search of up
@@ -22,7 +22,7 @@ Runners: ``manage.py run_deadlines`` (a loop), or the in-process thread that gam
 starts when the site is served (``DDZ_DEADLINE_RUNNER=thread``, the default; ``off`` disables).
 Either is a thread of its own, never the one that serves the sockets' database calls. A runner
 sleeps until the next deadline (at most its poll interval); a bot scheduled in its own process
-wakes it (games.wake).
+wakes it (games.table.wake).
 """
 
 from __future__ import annotations
@@ -37,11 +37,14 @@ from django.db import close_old_connections, connection
 from django.db.utils import DatabaseError
 from django.utils import timezone
 
-from games import presence, selectors, services, wake
-from games.errors import ActionRejected
-from games.hooks import hooks
+from games import services
 from games.models import Hand
+from games.reads import selectors
+from games.services import presence
 from games.services.base import locked_table, write
+from games.table import wake
+from games.table.errors import ActionRejected
+from games.table.hooks import hooks
 
 logger = logging.getLogger(__name__)
 
@@ -100,8 +103,8 @@ def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
 
 
 def presence_sweep(*, now: datetime.datetime | None = None) -> int:
-    """Expire the socket leases nobody renews any more (games.presence); returns how many seats
-    changed (went offline)."""
+    """Expire the socket leases nobody renews any more (games.services.presence); returns how
+    many seats changed (went offline)."""
     now = now or timezone.now()
     changed = 0
     tables = selectors.tables_with_dead_leases(now=now, lease_seconds=presence.lease_seconds())

@@ -49,11 +49,3 @@ def render_notice(key: str, params: dict[str, Any]) -> str:
             values = {k: str(v) for k, v in params.items()}
             texts.append({"lang": code, "text": str(MESSAGES[key]) % values})
     return render_to_string("games/table/notice.html", {"texts": texts, "key": key})
-
-
-def notify(table_id: int, key: str, **params: Any) -> None:
-    """Add the notice to the table's push after the current transaction commits (it rides in
-    the same frame as the regions: one push, one frame per audience)."""
-    from games.services.base import broadcast_on_commit
-
-    broadcast_on_commit(table_id, notices=[render_notice(key, params)])

@@ -23,10 +23,10 @@ import pickle
 import sys
 import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Container, Iterable, Sequence
 from typing import Any
 
+from cachetools import LRUCache
 from django.db.models import Model
 from django.template import Context
 from django.utils.translation import get_language
@@ -43,8 +43,8 @@ _names_cache: weakref.WeakKeyDictionary[Any, tuple[str, ...] | None] = weakref.W
 _names_lock = threading.Lock()
 # the templates whose names this thread is collecting (an include of one of them is a cycle)
 _expanding = threading.local()
-_renderings: OrderedDict[bytes, str] = OrderedDict()
-_renderings_bytes = 0
+# key -> rendering, the least recently used dropped past CACHE_BYTES of strings
+_renderings: LRUCache[bytes, str] = LRUCache(maxsize=CACHE_BYTES, getsizeof=sys.getsizeof)
 _renderings_lock = threading.Lock()
 
 
@@ -287,17 +287,11 @@ def cached(key: bytes | None, render: Callable[[], str]) -> str:
         return render()
     with _renderings_lock:
         html = _renderings.get(key)
-        if html is not None:
-            _renderings.move_to_end(key)
-            return html
+    if html is not None:
+        return html
     html = render()
-    global _renderings_bytes
     with _renderings_lock:
-        if key not in _renderings:  # another thread may have rendered it meanwhile
-            _renderings[key] = html
-            _renderings_bytes += sys.getsizeof(html)
-        while _renderings_bytes > CACHE_BYTES:
-            _renderings_bytes -= sys.getsizeof(_renderings.popitem(last=False)[1])
+        _renderings[key] = html
     return html
 
 
@@ -328,11 +322,9 @@ def footprint() -> tuple[int, int]:
     """The renderings kept and their size in bytes (the strings alone, not the keys), at most
     ``CACHE_BYTES``."""
     with _renderings_lock:
-        return len(_renderings), _renderings_bytes
+        return len(_renderings), int(_renderings.currsize)
 
 
 def clear() -> None:
-    global _renderings_bytes
     with _renderings_lock:
         _renderings.clear()
-        _renderings_bytes = 0

@@ -1,0 +1,1 @@
+"""The table sockets: authenticate, parse frames into intents, call the services, send."""

@@ -1,0 +1,147 @@
+"""Sending a push's frames through the channel layer, in the order they were made.
+
+A push is made in a database thread (after its write's commit) or the deadline runner's; the
+in-memory channel layer must be used from the server's event loop, so the frames are handed to
+it and sent there one push after the other (a socket's frames never overtake each other), and
+the thread that made them goes on. Without a running loop (a command, a plain test) they are
+sent before ``send_frames`` returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+logger = logging.getLogger(__name__)
+
+_loop_lock = threading.Lock()
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def remember_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """The consumers' event loop: the in-memory channel layer must be used from it, so pushes
+    from a plain thread (the in-process deadline runner) are handed over to it."""
+    global _server_loop
+    with _loop_lock:
+        _server_loop = loop
+
+
+async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> None:
+    # in order: a socket in two groups (its user's and the public one) gets its seat's frame
+    # of a version before that version's public one. Both of the project's layers send a
+    # whole push at once (ddz_site/layers.py); another layer sends it a frame at a time.
+    send_many = getattr(layer, "group_send_many", None)
+    if send_many is not None:
+        await send_many(frames)
+        return
+    for group, event in frames:
+        await layer.group_send(group, event)
+
+
+# When the player's action behind a push arrived (epoch seconds), where it is measured
+# (games/live/latency.py): its frames carry it to the sockets that write them.
+action_started: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "action_started", default=None
+)
+
+
+def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
+    """Every frame of one push, in order. With the server's loop running, the frames are handed
+    to it and this thread goes on (a service's database thread does not wait for the sockets);
+    without one (a command, a plain test) they are sent before this returns."""
+    layer = get_channel_layer()
+    if layer is None or not frames:
+        return
+    started = action_started.get()
+    if started is not None:
+        frames = [(group, {**event, "started": started}) for group, event in frames]
+    loop = _server_loop
+    if loop is not None and loop.is_running():
+        loop.call_soon_threadsafe(_post, loop, layer, frames)
+        return
+    async_to_sync(_send_all)(layer, frames)
+
+
+class _Queue:
+    """The pushes handed to one loop, sent one after the other in the order they were made: a
+    socket's frames never overtake each other."""
+
+    def __init__(self) -> None:
+        self.pushes: deque[tuple[Any, list[tuple[str, dict[str, Any]]]]] = deque()
+        self.sender: asyncio.Task[None] | None = None
+
+
+_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = weakref.WeakKeyDictionary()
+
+
+def _post(loop: asyncio.AbstractEventLoop, layer: Any, frames: list[tuple[str, Any]]) -> None:
+    # runs on the loop (so does the sender): no lock is needed
+    box = _queues.get(loop)
+    if box is None:
+        box = _queues[loop] = _Queue()
+    box.pushes.append((layer, frames))
+    if box.sender is None:
+        box.sender = loop.create_task(_drain(box))
+
+
+async def _drain(box: _Queue) -> None:
+    try:
+        while box.pushes:
+            layer, frames = box.pushes.popleft()
+            try:
+                await _send_all(layer, frames)
+            except Exception:  # one failed push must not stop the others
+                logger.exception("a push to %s failed", frames[0][0])
+    finally:
+        box.sender = None
+
+
+_coalescing: set[int] = set()
+
+
+_coalescing_lock = threading.Lock()
+
+
+_coalesced_tasks: set[asyncio.Task[None]] = set()
+
+
+def push_coalesced(table_id: int, push: Callable[[], None]) -> None:
+    """Run ``push`` (a push of whatever state the table has when it runs) in the database
+    thread after the work already queued there, once for all the calls made for the table
+    until it starts. Without the server's loop (a command, a test's own thread) it runs now.
+
+    On a quiet server it runs at once. When every tab of a club reconnects after a restart,
+    the seats of a table come on line one after the other, each queued behind the connects of
+    the other tables: their pushes become one, which shows every seat that came back."""
+    loop = _server_loop
+    if loop is None or not loop.is_running():
+        push()
+        return
+    with _coalescing_lock:
+        if table_id in _coalescing:
+            return
+        _coalescing.add(table_id)
+
+    def started() -> None:
+        with _coalescing_lock:
+            _coalescing.discard(table_id)
+        push()
+
+    def schedule() -> None:
+        task = loop.create_task(database_sync_to_async(started)())
+        _coalesced_tasks.add(task)  # the loop keeps only a weak reference to a task
+        task.add_done_callback(_coalesced_tasks.discard)
+
+    # a context of its own: the calling thread's would tell asgiref that this task runs inside
+    # the database thread, which it then refuses to queue work for
+    loop.call_soon_threadsafe(schedule, context=contextvars.Context())

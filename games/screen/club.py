@@ -1,0 +1,45 @@
+"""The #table-club region: a private table's facts, seats and swap requests, and the session's
+score sheet, for one audience. It changes between hands (seats, the finished hand's line on the
+sheet) or on a host's or a player's request, and is pushed then, each audience its own
+rendering like the other regions; not on every move (the hot path of a hand)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from games.models import Table
+
+
+def private_context(*, table: Table, user: Any, facts: dict[str, Any]) -> dict[str, Any]:
+    """What the #table-club region shows ``user``: the table's private facts (the invite link
+    only to its players and host), pending swap requests, stand-up state, and the session's
+    sheet, from ``facts`` (games.reads.private.club_facts: the same for every audience)."""
+    uid = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
+    seats = facts["seats"]
+    mine = next((s for s in seats if uid is not None and s.user_id == uid), None)
+    asks_me = [s for s in seats if mine is not None and s.swap_with == mine.index and s.user_id]
+    return {
+        "club_stake": facts["stake"],
+        "club_private": table.is_private,
+        "club_is_host": uid is not None and table.host_id == uid,
+        "club_invite_code": table.invite_code if (mine is not None or table.host_id == uid) else "",
+        "club_mine": mine,
+        "club_asks_me": asks_me,
+        "club_seats": seats,
+        "club_sheet": facts["sheet"],
+        "club_turn_seconds": facts["turn"],
+        "club_bid_seconds": facts["bid"],
+    }
+
+
+def render_club(
+    *, table: Table, user: Any, hand_over: bool, facts: dict[str, Any] | None = None
+) -> str:
+    """The #table-club region for ``user`` (``facts``: None reads them in the template's
+    ``club_panel`` tag, a page load's)."""
+    return render_to_string(
+        "games/table/club.html",
+        {"table": table, "user": user, "hand_over": hand_over, "club_facts": facts, "oob": True},
+    )

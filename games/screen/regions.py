@@ -1,0 +1,249 @@
+"""The rendered regions of the table screen: one partial per region with a stable id, the
+same partials for a page load, an htmx request and a push. ``render_push`` renders one push
+of a snapshot for all its audiences: the shared regions once per language, a seat's own
+regions only when they changed. Each partial's root has ``hx-swap-oob="true"``, so the htmx
+websocket extension swaps each one in by id; the same partials make up the full page
+(templates/games/table.html). Pure: a snapshot in, HTML out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
+
+from django.template.loader import get_template, render_to_string
+from django.utils import translation
+from django.utils.translation import get_language
+
+from games.reads.snapshot import TableSnapshot
+from games.screen import render_cache
+from games.screen.context import (
+    held_seat,
+    seat_infos,
+    seat_panels,
+    seen_by,
+    table_context,
+    with_hints,
+)
+
+# Shared regions are rendered from the public view for everyone reading a language; a seat's own
+# regions from its view, for it alone (a spectator's from the public view).
+SHARED_REGIONS = ("status", "seats", "trick")
+OWN_REGIONS = ("hand", "controls", "result")
+REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
+# a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them
+MOVE_REGIONS = ("status", "seat_panels", "trick")
+
+
+def render_regions(ctx: dict[str, Any], *, oob: bool = True) -> str:
+    """Every region from one context (a screen of one view: the tests' and the states' pages)."""
+    return _render_names(ctx, REGIONS, oob=oob)
+
+
+def _render_names(
+    ctx: dict[str, Any], names: Sequence[str], *, oob: bool = True, request: Any = None
+) -> str:
+    ctx = {**ctx, "oob": oob}
+    return "".join(
+        render_to_string(f"games/table/{name}.html", ctx, request=request) for name in names
+    )
+
+
+def page_regions(*, snapshot: TableSnapshot, own: dict[str, Any], request: Any) -> dict[str, str]:
+    """The regions of a page load by name: its own from ``own`` (its ``table_context``), the
+    shared ones from the public view of the same snapshot, as its pushes show them."""
+    public = table_context(snapshot=snapshot, seat_index=None, user=None)
+    out = {
+        name: _render_names(public, [name], oob=False, request=request) for name in SHARED_REGIONS
+    }
+    out.update(
+        {name: _render_names(own, [name], oob=False, request=request) for name in OWN_REGIONS}
+    )
+    return out
+
+
+def _memo_context(ctx: dict[str, Any], *, oob: bool, language: str) -> dict[str, Any]:
+    return {**ctx, "oob": oob, render_cache.LANGUAGE_KEY: language}
+
+
+def render_regions_shared(
+    contexts: Sequence[dict[str, Any]], *, names: Sequence[str] = REGIONS, oob: bool = True
+) -> list[str]:
+    """The ``names`` regions of each context; a region whose inputs are those of a rendering
+    already made (for another audience, or in an earlier push) is not rendered again."""
+    out: list[list[str]] = [[] for _ in contexts]
+    language = get_language()
+    for name in names:
+        path = f"games/table/{name}.html"
+        template = get_template(path)
+        for i, ctx in enumerate(contexts):
+            memo = _memo_context(ctx, oob=oob, language=language)
+            out[i].append(render_cache.render_template(template, memo, name=path))
+    return ["".join(parts) for parts in out]
+
+
+def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether a seat's own regions read anything different in ``after`` than in ``before``
+    (two contexts of its seat, built with ``hints=False`` and ``own_only``): decided from the
+    values its templates read, as the render memo keys them, so it depends on what that seat
+    may know and nothing else."""
+    language = get_language()
+    for name in OWN_REGIONS:
+        path = f"games/table/{name}.html"
+        keys = [
+            render_cache.template_key(
+                get_template(path), _memo_context(ctx, oob=True, language=language), name=path
+            )
+            for ctx in (before, after)
+        ]
+        if keys[0] is None or keys[0] != keys[1]:
+            return True
+    return False
+
+
+# What only the shared regions show of a view: a seat's own regions read none of it while the
+# seat has nothing to decide (its choices, hints and lead need it to be asked).
+_SHARED_ONLY_KEYS = frozenset(
+    (
+        "turn",
+        "waiting",
+        "hand_counts",
+        "trick",
+        "plays",
+        "top",
+        "leader",
+        "autoplay",
+        "reports",
+        "multiplier",
+        "bids",
+        "doubles",
+        "reveals",
+        "grabs",
+        "grab_count",
+    )
+)
+
+
+def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | None:
+    """Whether a seat's own regions changed since ``snapshot.before``, where that is cheap to
+    tell from its views (None: compare its regions). A seat asked to decide before the push
+    or after it has: it decided, or its controls came. One asked neither time whose view
+    differs only in what the shared regions show has not: most seats of most pushes."""
+    before, after = snapshot.before, snapshot.state
+    if before is None or after is None or not held_seat(snapshot.holders, seat, user):
+        return None
+    views = [seen_by(state, seat) for state in (before, after)]
+    if any(seat in view["waiting"] for view in views):
+        return True
+    old, new = ({k: v for k, v in view.items() if k not in _SHARED_ONLY_KEYS} for view in views)
+    return None if old != new else False
+
+
+def changed_panels(
+    public: dict[str, Any], before: dict[str, Any], snapshot: TableSnapshot
+) -> list[dict[str, Any]]:
+    """The seat panels of ``public`` (the public context of a move's push) that differ from
+    the panels of ``before`` (the public view before the move), and those of the seats to act
+    (their clock starts again, which the state before does not tell): what every page at the
+    version before shows of the others stays as it is. From public facts alone, so what one
+    audience is sent tells it nothing another would not be."""
+    infos, _count = seat_infos(snapshot)
+    old = seat_panels(before, infos, deadline=public["status"]["deadline"])
+    return [
+        row for row, was in zip(public["seats"], old, strict=True) if row["waiting"] or row != was
+    ]
+
+
+@dataclass
+class PushRendering:
+    """One push of a table state: the shared regions once per language, a spectator's own
+    regions per language its spectators read, and the own regions of the seats sent theirs."""
+
+    shared: dict[str, str]
+    watcher: dict[str, str]
+    own: dict[int, str]
+
+
+def render_push(
+    *,
+    snapshot: TableSnapshot,
+    players: Sequence[tuple[int, Any, str]],
+    languages: Iterable[str],
+    watcher_languages: Iterable[str],
+    every_seat: bool = False,
+) -> PushRendering:
+    """The renderings of one push of ``snapshot``. ``players``: (seat index, user, language)
+    of the seats that may be sent their own regions; each is sent them when they changed since
+    ``snapshot.before`` (always when it is None, or with ``every_seat``). ``languages``: what
+    the shared regions are rendered in (everybody's at the table)."""
+    watching = set(watcher_languages)
+    shared: dict[str, str] = {}
+    watcher: dict[str, str] = {}
+    # a move's push (the state before it known) sends only the seat panels it changed
+    seen_before = None
+    if snapshot.before is not None and not every_seat:
+        seen_before = seen_by(snapshot.before, None)
+    for language in sorted(set(languages) | watching):
+        with translation.override(language):
+            public = table_context(snapshot=snapshot, seat_index=None, user=None)
+            if seen_before is None:
+                shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
+            else:
+                moved = {**public, "changed_seats": changed_panels(public, seen_before, snapshot)}
+                shared[language] = render_regions_shared([moved], names=MOVE_REGIONS)[0]
+            if language in watching:
+                watcher[language] = render_regions_shared([public], names=OWN_REGIONS)[0]
+    before = None
+    if snapshot.before is not None and not every_seat:
+        before = replace(snapshot, before=None, state=snapshot.before)
+    by_language: dict[str, list[tuple[int, Any]]] = {}
+    for seat, user, language in players:
+        by_language.setdefault(language, []).append((seat, user))
+    own: dict[int, str] = {}
+    for language, group in by_language.items():
+        with translation.override(language):
+            contexts: list[tuple[int, dict[str, Any]]] = []
+            for seat, user in group:
+                moved = None if before is None else _seat_moved(snapshot, seat, user)
+                if moved is False:
+                    continue
+                seen = partial(
+                    table_context,
+                    seat_index=seat,
+                    user=user,
+                    hints=False,
+                    own_only=True,
+                )
+                ctx = seen(snapshot=snapshot)
+                changed = before is None or moved is not None
+                if not changed and not own_regions_changed(seen(snapshot=before), ctx):
+                    continue
+                contexts.append((seat, with_hints(ctx, snapshot.state)))
+            htmls = render_regions_shared([c for _s, c in contexts], names=OWN_REGIONS)
+            own.update((seat, html) for (seat, _c), html in zip(contexts, htmls, strict=True))
+    return PushRendering(shared=shared, watcher=watcher, own=own)
+
+
+def render_screen(
+    *, snapshot: TableSnapshot, seat_index: int | None, user: Any, language: str
+) -> str:
+    """Every region for one audience (a full screen) as its pushes show them, in ``language``
+    (a seat's: its player's stored one)."""
+    players = [] if seat_index is None else [(seat_index, user, language)]
+    watchers = [language] if seat_index is None else []
+    push = render_push(
+        snapshot=snapshot,
+        players=players,
+        languages=[language],
+        watcher_languages=watchers,
+        every_seat=True,
+    )
+    own = push.watcher[language] if seat_index is None else push.own[seat_index]
+    return push.shared[language] + own
+
+
+def render_error(*, message: str) -> str:
+    """The #table-error partial, sent to the sender only."""
+    return render_to_string("games/table/error.html", {"message": message, "oob": True})

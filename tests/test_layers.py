@@ -1,0 +1,78 @@
+"""Layers point one way, and no module reaches another's private names (README.md "Layout").
+
+The import contracts are pyproject.toml's ``[tool.importlinter]``, checked by import-linter over
+every import, those inside functions too: the apps (the site, club, games, accounts, the rules
+engine), the subpackages of games, and no circle between the modules of a package."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("accounts", "club", "competitions", "ddz_site", "games")
+
+
+def test_the_import_contracts_are_kept():
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run(
+        [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout
+
+
+# Django's documented model options API (``Model._meta``) only looks private
+PUBLIC_ALTHOUGH_UNDERSCORED = frozenset({"_meta"})
+
+
+def _private(name: str) -> bool:
+    dunder = name.startswith("__") and name.endswith("__")
+    return name.startswith("_") and not dunder and name not in PUBLIC_ALTHOUGH_UNDERSCORED
+
+
+def private_reaches(source: str) -> list[str]:
+    """The private names ``source`` takes from other modules: imported by name
+    (``from m import _x``), or read off an imported module (``m._x``)."""
+    tree = ast.parse(source)
+    modules: set[str] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            for alias in node.names:
+                if _private(alias.name):
+                    found.append(f"from {node.module} import {alias.name}")
+                modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                modules.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and _private(node.attr)
+        ):
+            found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+def test_the_check_finds_both_ways_of_reaching_a_private_name():
+    source = "from games.push import send\nfrom x import _y\n\nsend._queues.clear()\n"
+    assert private_reaches(source) == ["from x import _y", "send._queues"]
+    assert private_reaches("import os\n\nos.__name__\nself._z = 1\n") == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_module_reaches_another_modules_private_names(package):
+    offences = {
+        str(path.relative_to(ROOT)): found
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "migrations" not in path.parts
+        and (found := private_reaches(path.read_text(encoding="utf-8")))
+    }
+    assert offences == {}
