@@ -1,4 +1,4 @@
-"""Players, the bean ledger and the title ladder (RULES.md §7). Models stay thin: the writes
+"""Players, the bean ledger and the title ladder (docs/rules.md §7). Models stay thin: the writes
 live in accounts/services.py, the reads in accounts/selectors.py.
 
 The house account is not a user: a ledger row with ``user = NULL`` belongs to the house. House

@@ -1,4 +1,4 @@
-"""Writes to the bean ledger (RULES.md §7). Every function is one transaction that locks the
+"""Writes to the bean ledger (docs/rules.md §7). Every function is one transaction that locks the
 players' rows in primary-key order, appends entries and updates the cached balances.
 
 Beans enter the club through grants (sign-up, daily relief) and operator adjustments, which
@@ -172,7 +172,7 @@ def beans_settle_hand(
     tie_order: Sequence[int],
     scores: Sequence[int] | None = None,
 ) -> HandSettlement:
-    """Settle one finished hand exactly once (RULES.md §7) and return its settlement row.
+    """Settle one finished hand exactly once (docs/rules.md §7) and return its settlement row.
 
     ``seats`` holds the seated users, ``None`` (or a user with ``is_bot``) for a bot.
     ``scores`` are the per-seat score moves; by default each seat's units rounded half-up

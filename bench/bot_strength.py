@@ -21,7 +21,7 @@ bot measured and only the play differs. Opponents:
   counted and answered by the agent's own fallback for an unknown type.
 * ``base``: the house bot as it was at the commit ``--base`` (its ``bot.py`` and
   ``planning.py`` loaded from git), every variant.
-* ``autoplay``: the 托管 policy (RULES.md §2.5), every variant.
+* ``autoplay``: the 托管 policy (docs/rules.md §2.5), every variant.
 
 Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
 width of a normal interval over deals (a deal's two games are not independent: the paired

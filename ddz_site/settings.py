@@ -142,7 +142,7 @@ if REDIS_URL:
             "BACKEND": "ddz_site.layers.BatchingRedisPubSubChannelLayer",
             "CONFIG": {
                 # redis-py 8 defaults socket_timeout to 5 s, which kills idle consumers
-                # (STACK.md)
+                # (docs/conventions.md §9)
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
                 # Redis's pub/sub channels belong to no database: the database's number in
                 # the names keeps apart the sites (and test runs) that share one Redis, and
@@ -253,7 +253,7 @@ DDZ_FAIRPLAY_ABANDON_SHARE = float(os.environ.get("DDZ_FAIRPLAY_ABANDON_SHARE", 
 DDZ_RATING_ACTIVE_DAYS = env_int("DDZ_RATING_ACTIVE_DAYS", 30)
 DDZ_SEASON_CARRY_PERCENT = env_int("DDZ_SEASON_CARRY_PERCENT", 50)
 
-# Beans (RULES.md §7) and daily relief.
+# Beans (docs/rules.md §7) and daily relief.
 DDZ_SIGNUP_GRANT = env_int("DDZ_SIGNUP_GRANT", 10_000)
 DDZ_RELIEF_FLOOR = env_int("DDZ_RELIEF_FLOOR", 1_000)
 DDZ_RELIEF_GRANT = env_int("DDZ_RELIEF_GRANT", 2_000)

@@ -1,4 +1,4 @@
-"""Rooms: where a variant is played at given stakes (RULES.md §7 room settings).
+"""Rooms: where a variant is played at given stakes (docs/rules.md §7 room settings).
 
 Models stay thin; validation is in ``Room.clean`` (called by the admin and by
 ``games.services.room_create``) and computations in games/services.py and games/reads/selectors.py.
@@ -175,7 +175,7 @@ class Room(models.Model):
 
     @property
     def computed_min_balance(self) -> int:
-        """The largest loss one seat can suffer in this room (RULES.md §7 ``min_balance``)."""
+        """The largest loss one seat can suffer in this room (docs/rules.md §7 ``min_balance``)."""
         variant = find_variant(self.variant, **(self.options or {}))
         units = variant.max_loss_units(max_multiplier=self.max_multiplier)
         return units * self.base_score * self.coefficient + self.house_take
@@ -387,7 +387,7 @@ class Hand(models.Model):
     # Secret until the hand is over; ``commitment`` (its SHA-256) is public from the deal on.
     seed = models.CharField(_("seed"), max_length=128)
     commitment = models.CharField(_("seed commitment"), max_length=64)
-    record = models.JSONField(_("hand record"), default=dict)  # RULES.md §8.4, the snapshot
+    record = models.JSONField(_("hand record"), default=dict)  # docs/rules.md §8.4, the snapshot
     version = models.PositiveIntegerField(_("version"), default=0)  # = number of actions
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.ACTIVE
@@ -468,7 +468,7 @@ class HandActionIsAppendOnly(AppendOnlyError):
 
 
 class HandAction(AppendOnlyModel):
-    """One applied action (RULES.md §8.4 JSON) of a hand. Append-only, like the ledger: the
+    """One applied action (docs/rules.md §8.4 JSON) of a hand. Append-only, like the ledger: the
     model, its queryset and database triggers (migration 0003) refuse UPDATE and DELETE."""
 
     class Source(models.TextChoices):

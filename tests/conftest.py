@@ -64,8 +64,8 @@ def staff_client(client, make_user):
 def pytest_configure(config):
     # whitenoise warns when STATIC_ROOT has not been collected; tests serve from the finders.
     config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
-    # The browser run disables pytest-asyncio (-p no:asyncio, STACK.md); keep its marker known
-    # there so --strict-markers still collects the async tests (and deselects them).
+    # The browser run disables pytest-asyncio (-p no:asyncio, docs/conventions.md §9); keep its
+    # marker known there so --strict-markers still collects the async tests (and deselects them).
     config.addinivalue_line("markers", "asyncio: run the test in an event loop (pytest-asyncio)")
 
 

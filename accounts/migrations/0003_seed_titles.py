@@ -1,4 +1,4 @@
-"""The 23 titles of seed 000 (RULES.md §3.6, §7.4). Simplified names from RULES.md, traditional
+"""The 23 titles of seed 000 (docs/rules.md §3.6, §7.4). Simplified names from docs/rules.md, traditional
 names as the seed writes them, English names chosen for this club. 包身工 is "below 30": its
 threshold is 0 and title_for() also gives it to negative scores."""
 

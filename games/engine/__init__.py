@@ -1,6 +1,6 @@
 """The rules engine: pure Python, standard library only (never imports Django).
 
-Public API (RULES.md §2–§6, §8): card notation, the variant registry, combinations and
+Public API (docs/rules.md §2–§6, §8): card notation, the variant registry, combinations and
 the beat relation, typed errors. Other engine modules add their names below.
 """
 

@@ -1,4 +1,4 @@
-"""Units to whole beans (RULES.md §7). Pure: stdlib only, no Django.
+"""Units to whole beans (docs/rules.md §7). Pure: stdlib only, no Django.
 
 The order of the steps, for one finished hand:
 
@@ -30,7 +30,7 @@ __all__ = ["BeanSettlement", "RoomStakes", "largest_remainder", "round_half_up",
 
 @dataclass(frozen=True)
 class RoomStakes:
-    """The room settings that turn units into beans (RULES.md §7 table)."""
+    """The room settings that turn units into beans (docs/rules.md §7 table)."""
 
     base_score: int = 1
     coefficient: int = 1
@@ -103,7 +103,7 @@ def settle_beans(
     balances: Sequence[int | None],
     tie_order: Sequence[int],
 ) -> BeanSettlement:
-    """Turn one hand's signed units per seat into whole-bean deltas (RULES.md §7)."""
+    """Turn one hand's signed units per seat into whole-bean deltas (docs/rules.md §7)."""
     seats = len(units)
     units = [Fraction(u) for u in units]
     if len(balances) != seats:

@@ -1,4 +1,4 @@
-"""Cards, ranks and the notation of RULES.md §8.1.
+"""Cards, ranks and the notation of docs/rules.md §8.1.
 
 A *rank value* is an int: 3..14 = 3..A, 15 = 2, 16 = SJ (小王), 17 = BJ (大王).
 A *card code* is a card identity 0..53: code < 52 is rank ``3 + code // 4`` and suit
@@ -30,7 +30,7 @@ BJ = 17  # 大王, big (red) joker
 NATURAL_RANKS: tuple[Rank, ...] = tuple(range(RANK_THREE, RANK_TWO + 1))
 ALL_RANKS: tuple[Rank, ...] = tuple(range(RANK_THREE, BJ + 1))
 
-SUITS = "dchs"  # ascending suit order ♦ < ♣ < ♥ < ♠ (RULES.md §2.1)
+SUITS = "dchs"  # ascending suit order ♦ < ♣ < ♥ < ♠ (docs/rules.md §2.1)
 SJ_CODE = 52
 BJ_CODE = 53
 CARDS_PER_DECK = 54

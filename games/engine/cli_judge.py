@@ -1,4 +1,4 @@
-"""``python -m games.engine judge``: RULES.md §8.2, one JSON answer per JSON input line.
+"""``python -m games.engine judge``: docs/rules.md §8.2, one JSON answer per JSON input line.
 
 in : {"variant": "qq5", "cards": "333 44", "prev": "222 55", "final": false, "options": {}}
 out: {"legal": true, "kind": "triple_pair", "beats": true}
@@ -26,7 +26,7 @@ from games.engine.cli_lines import (
 )
 from games.engine.combos import beats, classify, reading_to_follow, reading_to_lead
 
-HELP = "judge candidate plays (RULES.md §8.2): JSON lines on stdin, one answer per line"
+HELP = "judge candidate plays (docs/rules.md §8.2): JSON lines on stdin, one answer per line"
 
 
 def judge(request: Any) -> Answer:

@@ -1,4 +1,4 @@
-"""The JSON-lines protocol shared by ``judge`` and ``moves`` (RULES.md §8.2, §8.3).
+"""The JSON-lines protocol shared by ``judge`` and ``moves`` (docs/rules.md §8.2, §8.3).
 
 One request per input line, one answer per output line, in order; a line that cannot be
 answered gets ``{"error": ...}`` and the command goes on with the next one.

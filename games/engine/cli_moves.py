@@ -1,4 +1,4 @@
-"""``python -m games.engine moves``: RULES.md §8.3, every legal play, one JSON answer per line.
+"""``python -m games.engine moves``: docs/rules.md §8.3, every legal play, one JSON answer per line.
 
 in : {"variant": "classic3", "hand": "3345567789TJQKA22BJ", "prev": null, "options": {}}
 out: {"count": 123, "plays": ["3", "33", ...]}
@@ -30,7 +30,7 @@ from games.engine.cli_lines import (
 )
 from games.engine.moves import legal_plays
 
-HELP = "list every legal play of a hand (RULES.md §8.3): JSON lines on stdin, one answer per line"
+HELP = "list every legal play of a hand (docs/rules.md §8.3): JSON lines in, one answer per line"
 
 
 def moves(request: Any) -> Answer:

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from games.engine.record import replay_summary
 
-HELP = "replay a hand record (RULES.md §8.4) from a path or stdin and print the result"
+HELP = "replay a hand record (docs/rules.md §8.4) from a path or stdin and print the result"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

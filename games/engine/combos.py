@@ -1,4 +1,5 @@
-"""Combinations: every reading of a multiset of ranks, and the beat relation (RULES.md §2.3, §2.4).
+"""Combinations: every reading of a multiset of ranks, and the beat relation (docs/rules.md
+§2.3, §2.4).
 
 A play is a multiset of rank values (see ``games.engine.cards``). ``classify`` returns every
 way the variant can read it (``()`` when it is no combination). Readings compare with
@@ -92,7 +93,7 @@ class Combo:
 
 
 def beats(variant: Variant, candidate: Combo, top: Combo) -> bool:
-    """RULES.md §2.3: does `candidate` beat the current top play `top`?"""
+    """docs/rules.md §2.3: does `candidate` beat the current top play `top`?"""
     cand_power = candidate.bomb_power
     top_power = top.bomb_power
     if cand_power is not None:
@@ -125,7 +126,7 @@ def classify(variant: Variant, ranks: Iterable[int], *, final: bool = False) -> 
 def reading_to_follow(
     variant: Variant, ranks: Iterable[int], top: Combo, *, final: bool = False
 ) -> Combo | None:
-    """The weakest reading of `ranks` that beats `top` (RULES.md §2.4), or None."""
+    """The weakest reading of `ranks` that beats `top` (docs/rules.md §2.4), or None."""
     best: Combo | None = None
     for combo in classify(variant, ranks, final=final):
         if beats(variant, combo, top) and (best is None or _strength(combo) < _strength(best)):
@@ -140,7 +141,7 @@ def reading_to_lead(
     final: bool = False,
     declared_kind: str | None = None,
 ) -> Combo | None:
-    """The reading shown when `ranks` leads a trick (RULES.md §2.4), or None if illegal.
+    """The reading shown when `ranks` leads a trick (docs/rules.md §2.4), or None if illegal.
 
     Priority: bomb-class > longest chain body > highest key. A `declared_kind` that some
     reading has narrows the choice to those readings; one no reading has is ignored.

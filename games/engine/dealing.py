@@ -1,4 +1,4 @@
-"""Provably fair dealing from an injected seed (RULES.md §2.1, §3.4, §4.4, §5.1, §6.2).
+"""Provably fair dealing from an injected seed (docs/rules.md §2.1, §3.4, §4.4, §5.1, §6.2).
 
 Nothing here touches the global ``random`` module. Every draw comes from a ``random.Random``
 seeded with an integer derived from SHA-256 of the seed text and a purpose label, so the
@@ -59,7 +59,7 @@ class Deal:
     hand_number: int = field(default=0, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``deal`` object of a hand record (RULES.md §8.4)."""
+        """The ``deal`` object of a hand record (docs/rules.md §8.4)."""
         out: dict[str, Any] = {
             "hands": [format_cards(hand) for hand in self.hands],
             "bottom": format_cards(self.bottom),
@@ -133,7 +133,7 @@ def deal(
 ) -> Deal:
     """Shuffle ``variant.decks`` physical decks with the seed's RNG and deal them.
 
-    Physical card id = deck_index * 54 + code (RULES.md §2.1); hands hold codes. Seats take
+    Physical card id = deck_index * 54 + code (docs/rules.md §2.1); hands hold codes. Seats take
     consecutive blocks of the shuffled deck. qq5/new5 turn up one physical non-joker card among
     the dealt ones (never the bottom), classic3 one of the 51 dealt cards (jokers allowed).
     fenzhou5: ``landlord_seat`` is the rotation's landlord; None means the first hand of a table,

@@ -14,7 +14,7 @@ class UnknownOption(EngineError):
 
 
 class InvalidNotation(EngineError):
-    """The text is not card notation (RULES.md §8.1)."""
+    """The text is not card notation (docs/rules.md §8.1)."""
 
 
 class IllegalPlay(EngineError):
@@ -55,4 +55,4 @@ class InvalidChoice(IllegalAction):
 
 
 class UnknownAct(IllegalAction):
-    """An action whose ``act`` is not one of RULES.md §8.4."""
+    """An action whose ``act`` is not one of docs/rules.md §8.4."""

@@ -7,7 +7,7 @@ so callers never branch on a variant key. Each Flow answers the same questions:
 * ``waiting(state)``: the seats whose decision the hand waits for;
 * ``choices(state, seat)``: the legal non-play actions of a seat;
 * ``decide(state, action)``: apply one non-play decision;
-* ``default(state, seat)``: the timeout decision of RULES.md §2.5;
+* ``default(state, seat)``: the timeout decision of docs/rules.md §2.5;
 * ``after_play(state, play)``: reveals triggered by a play (twin, circled, called card);
 * ``settle(state)``: units and the public multiplier of a finished hand.
 
@@ -399,7 +399,7 @@ def _new5_material(state: HandState) -> tuple[int, ...]:
 
 
 def _grab_order(code: int) -> int:
-    """BJ > SJ > ♠ > ♥ > ♣ > ♦ (RULES.md §4.4)."""
+    """BJ > SJ > ♠ > ♥ > ♣ > ♦ (docs/rules.md §4.4)."""
     if code == BJ_CODE:
         return 5
     if code == SJ_CODE:

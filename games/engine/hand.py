@@ -1,4 +1,4 @@
-"""The life of one hand: the public API the web app and bots call (RULES.md §2–§8).
+"""The life of one hand: the public API the web app and bots call (docs/rules.md §2–§8).
 
     d = deal(variant, seed)                      # dealing.py (fenzhou5: landlord_seat=...)
     state = start_hand(variant, d, stakes)       # first decision state
@@ -10,7 +10,7 @@
     timeout_seconds(state)                       # the current decision window
     summary(state) -> dict                       # what ``replay`` prints
 
-Actions (``Action.from_json`` / ``to_json``, RULES.md §8.4), by phase:
+Actions (``Action.from_json`` / ``to_json``, docs/rules.md §8.4), by phase:
 
     bid      classic3   {"seat": s, "act": "bid", "value": 0|1|2|3}          sequential
     double   classic3   {"seat": s, "act": "double", "value": true|false}     sequential
@@ -329,7 +329,7 @@ def _json_number(value: Any) -> Any:
 
 
 def summary(state: HandState) -> dict[str, Any]:
-    """The result JSON of RULES.md §8.4 ``replay``."""
+    """The result JSON of docs/rules.md §8.4 ``replay``."""
     flow = flow_for(state.variant)
     result = state.result
     if result is not None:

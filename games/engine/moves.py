@@ -1,4 +1,5 @@
-"""Every legal play from a hand: ``legal_plays(variant, hand_ranks, top)`` (RULES.md §2–§6, §8.3).
+"""Every legal play from a hand: ``legal_plays(variant, hand_ranks, top)`` (docs/rules.md §2–§6,
+§8.3).
 
 The generator is structural: it works on the hand's rank counts and builds each kind of
 combination directly (chains from runs of available positions, kickers as multisets over

@@ -1,4 +1,4 @@
-"""Hand records (RULES.md §8.4): export any state's history as JSON, rebuild a state from one.
+"""Hand records (docs/rules.md §8.4): export any state's history as JSON, rebuild a state from one.
 
     {"variant": "classic3",
      "room": {"base_score": 1, "coefficient": 3, "house_take": 0, "rake_percent": 10},

@@ -1,4 +1,4 @@
-"""Settlement of a finished hand: the flow's units, then whole beans (RULES.md §3.6–§7).
+"""Settlement of a finished hand: the flow's units, then whole beans (docs/rules.md §3.6–§7).
 
 Units come from the variant's Flow (``flows.py``: §3.5/§3.6, §4.5, §5.5, §6.7); this module turns
 them into beans with ``beans.settle_beans`` and builds the ``Result`` stored on the final state.
@@ -22,7 +22,7 @@ UNLIMITED_BALANCE = 10**15
 
 
 def tie_order(state: HandState) -> tuple[int, ...]:
-    """Seats in turn order starting at the (main) landlord (RULES.md §7.4a)."""
+    """Seats in turn order starting at the (main) landlord (docs/rules.md §7.4a)."""
     start = state.landlord if state.landlord is not None else 0
     return tuple((start + k) % state.seats for k in range(state.seats))
 

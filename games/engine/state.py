@@ -1,4 +1,4 @@
-"""The hand's immutable state and its actions (RULES.md §2, §8.4).
+"""The hand's immutable state and its actions (docs/rules.md §2, §8.4).
 
 ``HandState`` is a frozen dataclass of tuples: one instance per moment of a hand, never
 mutated. The per-variant flows in ``flows.py`` build new states with ``dataclasses.replace``.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 CardCode = int
 
-# act names of RULES.md §8.4
+# act names of docs/rules.md §8.4
 BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL = "bid", "grab", "reveal", "double", "partner", "call"
 PLAY, PASS, TIMEOUT, AUTOPLAY = "play", "pass", "timeout", "autoplay"
 CLOSE = "close"  # the server closes a sealed simultaneous step (see HandState.sealed_steps)
@@ -51,7 +51,7 @@ OPEN_SOLO, HIDDEN_SOLO, CALL_FRIEND = "open_solo", "hidden_solo", "call_friend"
 
 @dataclass(frozen=True)
 class Action:
-    """One decision of one seat, in the JSON form of RULES.md §8.4.
+    """One decision of one seat, in the JSON form of docs/rules.md §8.4.
 
     ``value``: bid int 0..3; grab/call a card code (None = grab no more); reveal/double/autoplay
     bool; partner one of open_solo/hidden_solo/call_friend; play an optional declared combo kind

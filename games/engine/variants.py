@@ -1,12 +1,12 @@
 """The four rule sets, one class each, looked up by their stable key.
 
 Rule differences live here as class-level flags and hooks; code elsewhere asks the variant
-instead of branching on its key. Uncertain readings of RULES.md are named options whose
+instead of branching on its key. Uncertain readings of docs/rules.md are named options whose
 defaults are the spec's choices, so a room can switch them without code changes.
 
 Combination rules (read by ``games.engine.combos``)
 ----------------------------------------------------
-Plain attributes below are the combination table of RULES.md §3.2, §4.2, §5.2 and §6.3 in
+Plain attributes below are the combination table of docs/rules.md §3.2, §4.2, §5.2 and §6.3 in
 data form. They are class attributes with the classic defaults; a subclass overrides them,
 and ``_configure()`` adjusts them per instance from the rule options (e.g. the classic3
 kicker policy), so ``combos.py`` never looks at a variant's key or options. Bombs are
@@ -44,7 +44,7 @@ BombReading = tuple[str, int, tuple[int, ...]]
 # A reading of an all-joker play: (kind, key, bomb_power or None).
 JokerReading = tuple[str, int, tuple[int, ...] | None]
 
-# Sequence positions (RULES.md §2.1, §4.1): the standard game runs 3..A only.
+# Sequence positions (docs/rules.md §2.1, §4.1): the standard game runs 3..A only.
 STANDARD_CHAIN_POSITIONS: Mapping[int, tuple[int, ...]] = {r: (r,) for r in range(3, 15)}
 # new5: A is low (1) or high (14), 2 is only ever low (2); jokers never.
 LOW_ACE_TWO_CHAIN_POSITIONS: Mapping[int, tuple[int, ...]] = {
@@ -71,9 +71,9 @@ class Variant:
     landlord_hand_size: ClassVar[int]  # the landlord's count once the bottom (or remainder) is his
     # Each option maps to its allowed values; the first one is the spec's default.
     option_choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
-    # The face-up card may be a joker (classic3 turns up any of the dealt cards; RULES.md §5.1).
+    # The face-up card may be a joker (classic3 turns up any dealt card; docs/rules.md §5.1).
     face_up_jokers: ClassVar[bool] = False
-    # 积分 moves by units × base score B (qq5, RULES.md §3.6); elsewhere the units leave B out.
+    # 积分 moves by units × base score B (qq5, docs/rules.md §3.6); elsewhere the units leave B out.
     score_by_base: ClassVar[bool] = False
 
     # ---- combination rules (instance-overridable by _configure) -------------------------
@@ -150,10 +150,10 @@ class Variant:
         return {name: choices[0] for name, choices in cls.option_choices.items()}
 
     def max_loss_units(self, *, max_multiplier: int | None = None) -> int:
-        """The most units one seat can lose in a hand (RULES.md §7 `min_balance`).
+        """The most units one seat can lose in a hand (docs/rules.md §7 `min_balance`).
 
         Where the variant's multiplier has no cap of its own, the room's `max_multiplier`
-        bounds it, and without one the loss is taken at multiplier 16 (RULES.md §7).
+        bounds it, and without one the loss is taken at multiplier 16 (docs/rules.md §7).
         """
         raise NotImplementedError
 
@@ -173,7 +173,7 @@ class Variant:
     def bomb_bonus(self, combo: Play) -> int:
         """What playing `combo` adds to the hand's bomb count (hand scoring helper).
 
-        qq5 and classic3: the number of doublings it causes (RULES.md §3.5, §5.5);
+        qq5 and classic3: the number of doublings it causes (docs/rules.md §3.5, §5.5);
         fenzhou5: the points it adds to the bonus S (§6.7); new5: always 0 (§4.5).
         """
         return 0
@@ -205,7 +205,8 @@ def _multiplier_bound(max_multiplier: int | None) -> int:
 
 
 class QQ5(Variant):
-    """RULES.md §3: two decks, 明地主 + 暗地主; 三带二 and 飞机带对 only; bombs 4..8 of a kind."""
+    """docs/rules.md §3: two decks, 明地主 + 暗地主; 三带二 and 飞机带对 only; bombs 4..8 of a
+    kind."""
 
     key = "qq5"
     name = "五人斗地主"
@@ -255,12 +256,12 @@ class QQ5(Variant):
         return 1 if power is not None and power[0] in self.DOUBLING_TIERS else 0
 
     def max_loss_units(self, *, max_multiplier: int | None = None) -> int:
-        # A solo landlord against four farmers settles X = 4 × M (RULES.md §3.6).
+        # A solo landlord against four farmers settles X = 4 × M (docs/rules.md §3.6).
         return 4 * _multiplier_bound(max_multiplier)
 
 
 class New5(Variant):
-    """RULES.md §4: three decks, A/2 low in sequences, joker pairs, consecutive pair wings."""
+    """docs/rules.md §4: three decks, A/2 low in sequences, joker pairs, consecutive pair wings."""
 
     key = "new5"
     name = "新五人斗地主"
@@ -315,7 +316,7 @@ class New5(Variant):
 
 
 class Classic3(Variant):
-    """RULES.md §5: one deck; 三带一/三带对, 飞机带单/带对, 四带二/四带两对, rocket.
+    """docs/rules.md §5: one deck; 三带一/三带对, 飞机带单/带对, 四带二/四带两对, rocket.
 
     ``classic3_kicker_policy``: ``"permissive"`` (default, §0 #15) lets single kickers repeat
     a rank (5555+33) or be SJ+BJ, and lets two wing pairs share a rank (3333+AAAA).
@@ -377,12 +378,12 @@ class Classic3(Variant):
         return 1 if combo.is_bomb else 0
 
     def max_loss_units(self, *, max_multiplier: int | None = None) -> int:
-        # The landlord settles both farmers' stakes, each at most bid 3 × 2^4 (RULES.md §5.5).
+        # The landlord settles both farmers' stakes, each at most bid 3 × 2^4 (docs/rules.md §5.5).
         return 2 * self.MAX_BID * 2**self.MAX_DOUBLINGS
 
 
 class Fenzhou5(Variant):
-    """RULES.md §6: two decks; 三带一 only; bare triple/plane only as the final play;
+    """docs/rules.md §6: two decks; 三带一 only; bare triple/plane only as the final play;
     bombs are exactly 4 (or 对王), 连炸, 导弹 (8), 多连炸, 核弹. 5–7 of a kind is nothing.
 
     ``fenzhou_nuke``: ``"four_jokers"`` (default) makes BJ BJ SJ SJ the 核弹; under

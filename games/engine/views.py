@@ -1,4 +1,4 @@
-"""What one seat, or a spectator, may know of a hand: JSON-able dicts (RULES.md §2–§6).
+"""What one seat, or a spectator, may know of a hand: JSON-able dicts (docs/rules.md §2–§6).
 
 ``view_for(state, seat)`` and ``public_view(state)`` build their dicts from public facts plus,
 for a seat, exactly its own private knowledge. Card identities appear only under these keys:

@@ -1,4 +1,4 @@
-"""The table websocket: transport only (STYLE.md §2, §5). It authenticates, joins the table's
+"""The table websocket: transport only (docs/conventions.md §4). It authenticates, joins the table's
 groups, turns frames into intents for the services, and sends each socket its own rendering.
 
 URL ``/ws/table/<table_id>/``. Close codes: 4401 not signed in, 4404 no such table, 4429 the

@@ -1,4 +1,4 @@
-"""Server-side deadlines (RULES.md §2.5): timeouts of pending decisions and the disconnect
+"""Server-side deadlines (docs/rules.md §2.5): timeouts of pending decisions and the disconnect
 grace, applied with no browser connected, exactly once however many processes run them.
 
 Everything is in the database (``Hand.deadline_at``, ``decision_started_at``, the seats'

@@ -86,7 +86,7 @@ KIND_LABELS = {
 
 
 # A variant's own word for a kind where it differs from the common one, by the top joker of
-# the play: fenzhou5's joker_bomb is a pair of one joker (对大王 / 对小王), and RULES keeps
+# the play: fenzhou5's joker_bomb is a pair of one joker (对大王 / 对小王), and docs/rules.md keeps
 # 王炸 for its four-joker 核弹.
 VARIANT_KIND_LABELS = {
     "fenzhou5": {

@@ -392,7 +392,7 @@ def hand_submit_action(
     action: dict[str, Any],
     expected_version: Any,
 ) -> Hand:
-    """Apply a player's action (RULES.md §8.4 shape without ``seat``: the server knows it) to
+    """Apply a player's action (docs/rules.md §8.4 shape without ``seat``: the server knows it) to
     the active hand of ``table_id``, or to the hand ``hand_id`` (see ``_locked_hand``).
 
     Raises ActionRejected: STALE_VERSION when ``expected_version`` is not the hand's version
@@ -763,7 +763,7 @@ def apply_deadline(
 
 
 def _score_moves(state: HandState, units: tuple[Fraction, ...]) -> list[int]:
-    """积分 per seat (RULES.md §7.4): the units rounded half-up, times the base score B where
+    """积分 per seat (docs/rules.md §7.4): the units rounded half-up, times the base score B where
     the variant scores by it (qq5, §3.6: X = units × B)."""
     base = state.stakes.base_score if state.variant.score_by_base else 1
     return [round_half_up(Fraction(u) * base) for u in units]

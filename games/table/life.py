@@ -142,7 +142,7 @@ def seat_state(seat: SeatRow) -> SeatState:
 
 
 def gone(seat: SeatRow, *, now: datetime.datetime, grace: datetime.timedelta) -> bool:
-    """Away for longer than the disconnect grace (RULES §2.5)."""
+    """Away for longer than the disconnect grace (docs/rules.md §2.5)."""
     since = absent_since(seat)
     return since is not None and since + grace <= now
 

@@ -1,6 +1,6 @@
 """The words for the variants' rule options (``Variant.option_choices``): a label and a help
 text per option, a label per value. The host's settings page and the operators' room form
-show them; RULES.md says what each one changes."""
+show them; docs/rules.md says what each one changes."""
 
 from __future__ import annotations
 

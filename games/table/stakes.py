@@ -1,5 +1,5 @@
 """Room and table arithmetic (reads only): the stakes, rule options, seconds and minimum
-balance of a table's next deal (RULES.md §7), the time for a hand's pending decision, and the
+balance of a table's next deal (docs/rules.md §7), the time for a hand's pending decision, and the
 disconnect grace."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def disconnect_grace() -> datetime.timedelta:
 
 
 def room_computed_min_balance(room: Room) -> int:
-    """The largest loss one seat can suffer in this room (RULES.md §7 ``min_balance``)."""
+    """The largest loss one seat can suffer in this room (docs/rules.md §7 ``min_balance``)."""
     return room.computed_min_balance
 
 
@@ -77,7 +77,7 @@ def table_min_balance(table: Table) -> int:
     return max(computed, room_min_balance(room=room))
 
 
-# RULES.md §2.5: the new5 grab and partner windows are 10 s (at most; a room may be quicker).
+# docs/rules.md §2.5: the new5 grab and partner windows are 10 s (at most; a room may be quicker).
 _PHASE_MAX_SECONDS = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
 
 

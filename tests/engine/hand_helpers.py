@@ -78,7 +78,7 @@ def all_cards(state: HandState) -> Counter[int]:
 
 
 # ----------------------------------------------------------------------------- leak checking
-# The only places a view may carry card identities (RULES.md views, games/engine/views.py).
+# The only places a view may carry card identities (docs/rules.md §2.6, games/engine/views.py).
 _CARD_PATHS = {
     ("hand",),
     ("partner_hand",),

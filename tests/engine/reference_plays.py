@@ -1,8 +1,8 @@
-"""An independent, constructive encoding of the combination tables (RULES.md §3.2, §4.2, §5.2,
+"""An independent, constructive encoding of the combination tables (docs/rules.md §3.2, §4.2, §5.2,
 §6.3): it *builds* every legal play of a variant from the table rows, with the reading(s)
 each one has. ``classify`` analyses a multiset instead; the tests check the two agree.
 
-Written straight from RULES.md, branching on the variant key on purpose (it must not share
+Written straight from docs/rules.md, branching on the variant key on purpose (it must not share
 structure with ``games.engine.combos``).
 """
 

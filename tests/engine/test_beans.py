@@ -1,4 +1,4 @@
-"""RULES.md §7: units to whole beans. Worked examples of §7.4b plus hypothesis properties."""
+"""docs/rules.md §7: units to whole beans. Worked examples of §7.4b plus hypothesis properties."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class TestRounding:
 
 
 class TestWorkedExample:
-    """RULES.md §7.4b, whole beans. Seat 0 is the (main) landlord; tie order from seat 0."""
+    """docs/rules.md §7.4b, whole beans. Seat 0 is the (main) landlord; tie order from seat 0."""
 
     # classic3, room coefficient N, rake 10 %: units are bid × 2^d per farmer.
     C1 = RoomStakes(coefficient=3, rake_percent=10)

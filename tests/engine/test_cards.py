@@ -1,4 +1,4 @@
-"""Card codes and notation (RULES.md §2.1, §8.1)."""
+"""Card codes and notation (docs/rules.md §2.1, §8.1)."""
 
 import pytest
 from hypothesis import given

@@ -1,4 +1,4 @@
-"""Combo API, reading choice (RULES.md §2.4) and the bomb ladders (§3.3, §4.3, §5.3, §6.4)."""
+"""Combo API, reading choice (docs/rules.md §2.4) and the bomb ladders (§3.3, §4.3, §5.3, §6.4)."""
 
 from __future__ import annotations
 

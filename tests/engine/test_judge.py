@@ -1,4 +1,4 @@
-"""RULES.md §3.7, §4.6, §5.6, §6.8 vectors (plus ours) through the §8.2 judge, in process and
+"""docs/rules.md §3.7, §4.6, §5.6, §6.8 vectors (plus ours) through the §8.2 judge, in process and
 through ``python -m games.engine judge``."""
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def test_rank_outside_3_to_17_raises(bad):
 
 
 def test_final_play_rule_fenzhou5():
-    # A bare triple or plane only as the play that empties the hand (RULES.md §6.3).
+    # A bare triple or plane only as the play that empties the hand (docs/rules.md §6.3).
     assert "333" in notations("fenzhou5", "333")
     assert "333" not in notations("fenzhou5", "3334")
     assert "333444" in notations("fenzhou5", "333444")

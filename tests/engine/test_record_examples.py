@@ -1,7 +1,7 @@
-"""RULES.md's worked examples (A1, A2, B1, C1–C4, D1, D2) and scenario lists, as §8.4 hand records
-in tests/engine/records/, replayed in-process and through ``python -m games.engine replay``.
+"""docs/rules.md's worked examples (A1, A2, B1, C1–C4, D1, D2) and scenario lists, as §8.4 hand
+records in tests/engine/records/, replayed in-process and through ``python -m games.engine replay``.
 
-The expected values in records/expected.json were written from RULES.md by hand
+The expected values in records/expected.json were written from docs/rules.md by hand
 (records/build_records.py), never taken from the engine.
 """
 

@@ -1,10 +1,11 @@
-"""Build the hand records of RULES.md's worked examples and scenarios (run once, output committed).
+"""Build the hand records of docs/rules.md's worked examples and scenarios (run once, output
+committed).
 
     .venv/bin/python -m tests.engine.records.build_records
 
 Each record is written as ``<name>.json`` (a plain §8.4 document) and its expectations, taken
-from RULES.md by hand (never from the engine), go to ``expected.json``. A deal is built from the
-cards each seat must hold; the rest of the deck is spread over the seats by a fixed RNG.
+from docs/rules.md by hand (never from the engine), go to ``expected.json``. A deal is built
+from the cards each seat must hold; the rest of the deck is spread over the seats by a fixed RNG.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ def test_layer_follows_the_environment():
     if REDIS:
         assert backend == "ddz_site.layers.BatchingRedisPubSubChannelLayer"
         (host,) = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"]
-        assert host["socket_timeout"] is None  # STACK.md: redis-py 8 pitfall
+        assert host["socket_timeout"] is None  # docs/conventions.md §9: redis-py 8 pitfall
     else:
         assert backend == "ddz_site.layers.SweepingInMemoryChannelLayer"
 

@@ -33,7 +33,7 @@ def _tokens(text: str | None) -> list[str]:
 
 
 def allowed_cards(view: dict[str, Any]) -> set[str]:
-    """Every card identity the view itself names (RULES.md: views.py lists these keys)."""
+    """Every card identity the view itself names (docs/rules.md §2.6: views.py lists these keys)."""
     out: set[str] = set()
     if view.get("finished"):
         return {"*"}  # the whole record is public once the hand is over
@@ -326,7 +326,8 @@ def test_a_push_renders_what_the_page_renders(name: str) -> None:
     ("cards", "word"), [("BJ BJ", "对大王"), ("SJ SJ", "对小王"), ("SJ SJ BJ BJ", "核弹")]
 )
 def test_fenzhou5_names_its_joker_bombs_in_its_own_words(cards: str, word: str) -> None:
-    """RULES §6 keeps 王炸 for the four-joker 核弹: a pair of one joker is 对大王 / 对小王."""
+    """docs/rules.md §6 keeps 王炸 for the four-joker 核弹: a pair of one joker is 对大王 /
+    对小王."""
     from games.engine.cards import parse_cards, ranks_of
     from games.engine.combos import classify
 

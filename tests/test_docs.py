@@ -1,0 +1,89 @@
+"""The specification and the design live in docs/, and what cites them resolves there: every
+"docs/<page>.md §N" in the code, the tests, the templates and the notes names a section of that
+page; every path the README and docs/ name exists; nothing cites the design notes that stayed
+outside the repository."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CITATION = re.compile(r"docs/(\w+)\.md((?: §[0-9][0-9a-z.]*(?:[–-]§?[0-9][0-9a-z.]*)?,?)*)")
+SECTION = re.compile(r"§([0-9][0-9a-z.]*?)\.?(?=$|[–-])")
+HEADING = re.compile(r"^#+ ([0-9][0-9a-z.]*?)\.? ", re.MULTILINE)
+PATH = re.compile(
+    r"`((?:tests|games|club|competitions|accounts|ddz_site|bench|scripts)/[\w/.]+\.py)"
+)
+OUTSIDE_NOTES = re.compile(r"\b(?:RULES|STYLE|STACK)\.md\b")
+
+
+def _tracked(*patterns: str) -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "--", *patterns], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [ROOT / name for name in listed if (ROOT / name).is_file()]
+
+
+@cache
+def _sections(page: str) -> frozenset[str]:
+    return frozenset(HEADING.findall((ROOT / "docs" / f"{page}.md").read_text(encoding="utf-8")))
+
+
+def _sources() -> list[Path]:
+    return _tracked("*.py", "*.html", "*.js", "*.sh", "*.md", ".ci/run")
+
+
+def test_every_citation_of_a_docs_section_resolves() -> None:
+    unresolved = []
+    for path in _sources():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for page, cited in CITATION.findall(text):
+            if not (ROOT / "docs" / f"{page}.md").exists():
+                unresolved.append(f"{path.relative_to(ROOT)}: docs/{page}.md")
+                continue
+            for part in cited.replace(",", " ").split():
+                for number in SECTION.findall(part.strip()):
+                    if number not in _sections(page):
+                        unresolved.append(f"{path.relative_to(ROOT)}: docs/{page}.md §{number}")
+    assert unresolved == []
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "README.md",
+        "docs/rules.md",
+        "docs/architecture.md",
+        "docs/conventions.md",
+        "bench/README.md",
+    ],
+)
+def test_every_path_the_notes_name_exists(page: str) -> None:
+    text = (ROOT / page).read_text(encoding="utf-8")
+    missing = sorted({p for p in PATH.findall(text) if not (ROOT / p).exists()})
+    assert missing == []
+
+
+def test_nothing_cites_the_notes_outside_the_repository() -> None:
+    citing = [
+        str(path.relative_to(ROOT))
+        for path in _sources()
+        if ROOT / "docs" not in path.parents
+        and OUTSIDE_NOTES.search(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert citing == []
+
+
+def test_the_checks_see_a_bad_citation() -> None:
+    """The patterns find what they are meant to: a guard against a vacuous pass."""
+    assert CITATION.findall("see docs/rules.md §3.6, §7.4b and docs/conventions.md §9") == [
+        ("rules", " §3.6, §7.4b"),
+        ("conventions", " §9"),
+    ]
+    assert "7.4b" in _sections("rules") and "99" not in _sections("rules")
+    assert OUTSIDE_NOTES.search("as RULES.md says")
