@@ -107,12 +107,21 @@ async def _drain(box: _Queue) -> None:
 
 
 _coalescing: set[int] = set()
-
-
 _coalescing_lock = threading.Lock()
-
-
 _coalesced_tasks: set[asyncio.Task[None]] = set()
+
+
+async def drained() -> None:
+    """Return once every push handed to the running loop so far has gone to the channel layer:
+    the coalesced pushes scheduled (each runs in the database thread, and may make more), then
+    the queue of frames. What waits for it: a test before it says that nothing more is coming."""
+    loop = asyncio.get_running_loop()
+    while True:
+        scheduled = [task for task in _coalesced_tasks if task.get_loop() is loop]
+        sender = box.sender if (box := _queues.get(loop)) is not None else None
+        if not scheduled and sender is None:
+            return
+        await asyncio.gather(*scheduled, *([sender] if sender else []), return_exceptions=True)
 
 
 def push_coalesced(table_id: int, push: Callable[[], None]) -> None:

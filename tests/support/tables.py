@@ -11,6 +11,8 @@ import threading
 from html.parser import HTMLParser
 from typing import Any
 
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
 
@@ -19,7 +21,7 @@ from ddz_site.append_only import trigger_sql
 from games import services
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.models import Hand, Room, Seat, Table
-from games.push import frames
+from games.push import frames, send
 from games.reads import selectors
 from games.reads.selectors import hand_state
 from games.reads.snapshot import table_snapshot, table_snapshot_read
@@ -302,12 +304,16 @@ class Socket:
 
     async def expect(self, count: int) -> list[str]:
         got = []
-        for _ in range(count):
-            html = await self.comm.receive_from(timeout=30)
-            got.append(html)
-            self.frames.append(html)
-            await self._page(html)
+        while len(got) < count:
+            html = await self._receive()
+            if not html.startswith(SETTLED):
+                got.append(html)
+                self.frames.append(html)
+                await self._page(html)
         return got
+
+    async def _receive(self) -> str:
+        return await self.comm.receive_from(timeout=60)
 
     async def _page(self, html: str) -> None:
         """What static/games/reconnect.js does with a frame."""
@@ -343,7 +349,20 @@ class Socket:
             await self.expect(1)
 
     async def quiet(self) -> bool:
-        return await self.comm.receive_nothing(timeout=0.05)
+        """Nothing more was on its way to this socket: everything sent to it has arrived (see
+        ``settle``), and that was nothing."""
+        return await settle([self]) == 0
+
+    async def take_until(self, marker: str) -> int:
+        """Take frames as the page does until ``marker`` comes; how many came before it (the
+        markers of other sockets' settles at the table are no frames)."""
+        taken = 0
+        while (html := await self._receive()) != marker:
+            if not html.startswith(SETTLED):
+                self.frames.append(html)
+                await self._page(html)
+                taken += 1
+        return taken
 
     async def send(self, data: dict[str, Any] | str) -> None:
         await self.comm.send_to(text_data=data if isinstance(data, str) else json.dumps(data))
@@ -373,12 +392,32 @@ def frame_for_action(action: dict[str, Any], version: int) -> dict[str, Any]:
     return frame
 
 
+SETTLED = '<div id="table-settled"'  # a marker frame of ``settle``, which no page shows
+_markers = itertools.count(1)
+
+
+async def settle(sockets: list[Socket]) -> int:
+    """Take everything already on its way to ``sockets``; how many frames that was. The work
+    queued in the database thread is done, the pushes it made have gone to the channel layer
+    (games.push.send.drained), and a marker sent to each table's public group after them has
+    come back on every socket: a channel keeps its messages in order, so nothing sent before
+    the marker is still to come. No clock decides it."""
+    await database_sync_to_async(lambda: None)()
+    await send.drained()
+    marker = f'{SETTLED} data-mark="{next(_markers)}" hidden></div>'
+    layer = get_channel_layer()
+    for table_id in {sock.table_id for sock in sockets}:
+        await layer.group_send(
+            frames.public_group(table_id), {"type": "table.html", "html": marker}
+        )
+    return sum([await sock.take_until(marker) for sock in sockets])
+
+
 async def drain(sockets: list[Socket]) -> None:
     """Collect whatever is still on its way (presence pushes while tabs open, the answers to
-    resyncs asked)."""
-    for sock in sockets:
-        while sock.awaiting_full or not await sock.quiet():
-            await sock.expect(1)
+    resyncs asked), until nothing more is."""
+    while await settle(sockets) or any(sock.awaiting_full for sock in sockets):
+        pass
 
 
 def next_move(table_id: int, seats: set[int]) -> tuple[int, dict[str, Any]] | None:
@@ -407,8 +446,6 @@ async def play_over_sockets(
     a resync). A decision inside a sealed step moves no table version: its sender's tab takes
     its own frame. ``after_step`` sees the frames of the bots' replies and of the decision.
     Returns the number of steps."""
-    from channels.db import database_sync_to_async
-
     everyone = [*sockets.values(), *watchers]
 
     async def reach_table() -> None:

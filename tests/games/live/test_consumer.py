@@ -294,9 +294,7 @@ class TestBadFrames:
 
         # in play: cards not held, not a combination, does not beat
         hand = await db(_to_play_phase)(table_id, users)
-        for s in everyone:
-            while not await s.quiet():
-                await s.expect(1)
+        await drain(everyone)
         state = await db(hand_state)(hand)
         leader = sockets[state.turn]
         from games.engine.cards import format_cards
