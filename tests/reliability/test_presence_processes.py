@@ -77,6 +77,10 @@ def _leases(table_id: int) -> int:
     return SocketLease.objects.filter(table_id=table_id).count()
 
 
+def _lease_times(table_id: int) -> dict[int, datetime.datetime]:
+    return dict(SocketLease.objects.filter(table_id=table_id).values_list("pk", "renewed_at"))
+
+
 def _clean_audit() -> list[str]:
     return [str(f) for f in audit_beans().findings]
 
@@ -96,10 +100,15 @@ async def test_a_restart_elsewhere_leaves_a_live_tab_online_and_no_autoplay(serv
     b.stop()
     await second.wait_for(lambda: not second.open, timeout=PATIENCE)
     b.start()
-    # what the old code did one second after start (every seat's count zeroed) is over by now
-    await asyncio.sleep(3)
-    # his other tab comes back to B (the page reconnects) and is closed again
+    # his other tab comes back to B (the page reconnects) and is closed again, once B's
+    # renewer has renewed its lease: what the old code did one second after start (every
+    # seat's count zeroed) is behind it by then
+    before = await db(_lease_times)(table_id)
     await second.reconnect(timeout=PATIENCE)
+    made = await poll(lambda: _lease_times(table_id).keys() - before, what="the lease on B")
+    (lease,) = made
+    first = (await db(_lease_times)(table_id))[lease]
+    await poll(lambda: _lease_times(table_id)[lease] > first, what="B renewing the lease")
     await second.close()
     await poll(lambda: _leases(table_id) == 3, what="the second tab's lease closed")
 
