@@ -147,10 +147,13 @@ def test_a_push_renders_each_audience_as_alone(monkeypatch):
         if hand is None:
             break
         state = hand_state(hand)
-        if awaits_bot(hand):  # the bot's reply, pushed from the deadline runner
+        waiting = waiting_seats(state)
+        # the bot's reply, or the close of a sealed step everyone has decided: pushed from
+        # the deadline runner
+        if awaits_bot(hand) or not waiting:
             hand_apply_due_deadlines(now=hand.deadline_at)
             continue
-        seat = next(s for s in waiting_seats(state) if s in users)
+        seat = next(s for s in waiting if s in users)
         services.hand_submit_action(
             hand_id=hand.pk,
             user=users[seat],
