@@ -16,7 +16,7 @@ async def _settle(ran: list[int], count: int) -> None:
         if len(ran) >= count:
             break
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)  # and nothing more comes
+    await send.drained()  # and nothing more comes
 
 
 @pytest.mark.asyncio

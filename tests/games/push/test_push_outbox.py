@@ -36,10 +36,11 @@ async def _listening(group: str) -> tuple[Any, str]:
 @pytest.mark.asyncio
 async def test_a_push_from_another_thread_does_not_wait_for_the_loop():
     layer, channel = await _listening("table.1.public")
-    go, returned = threading.Event(), threading.Event()
+    started, go, returned = threading.Event(), threading.Event(), threading.Event()
 
     def commits() -> None:  # a service's pushes, in its database thread
-        go.wait(timeout=5)
+        started.set()
+        go.wait(timeout=60)
         for n in range(3):
             send.send_frames(
                 [("table.1.public", {"type": table_frames.EVENT_TYPE, "html": f"push {n}"})]
@@ -47,10 +48,10 @@ async def test_a_push_from_another_thread_does_not_wait_for_the_loop():
         returned.set()
 
     worker = asyncio.ensure_future(database_sync_to_async(commits)())
-    await asyncio.sleep(0.05)  # the database thread has it
+    assert await asyncio.to_thread(started.wait, 60)  # the database thread has it
     go.set()
     # the loop is held here, so a push that waited for it would not return
-    assert returned.wait(timeout=5)
+    assert returned.wait(timeout=60)
     await worker
     received = [(await asyncio.wait_for(layer.receive(channel), 5))["html"] for _ in range(3)]
     assert received == ["push 0", "push 1", "push 2"]
