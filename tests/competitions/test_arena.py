@@ -19,8 +19,8 @@ from games.models import Seat
 from games.table.errors import ActionRejected
 from tests.competitions.helpers import (
     START,
-    arena_recount,
     assert_audit_clean,
+    assert_standings_are_the_recount,
     entrants,
     event_rows_sum,
     live_tables,
@@ -53,15 +53,7 @@ class ArenaTests:
         for minute in range(1, 4):
             assert play_all(event) >= 1
             event = step(event, START + minute * MINUTE)
-        lines = arena_recount(event)
-        for entry in Entry.objects.filter(event=event):
-            line = lines[entry.user_id]
-            assert (entry.points, entry.wins, entry.played, entry.streak) == (
-                line.points,
-                line.wins,
-                line.played,
-                line.streak,
-            )
+        assert_standings_are_the_recount(event)
         # a table dealt before the end and finished after it does not count
         late = live_tables(event)
         event = step(event, event.ends_at)
@@ -170,11 +162,7 @@ def test_arena_properties(append_only_triggers, players, passes):
         assert len(busy) == len(set(busy))
         play_all(event)
         event = step(event, START + n * MINUTE)
-    lines = arena_recount(event)
-    entries = Entry.objects.filter(event=event)
-    assert {e.user_id for e in entries} == set(lines)
-    for entry in entries:
-        assert entry.points == lines[entry.user_id].points
+    assert_standings_are_the_recount(event)
     assert not Entry.objects.filter(event=event, user__is_bot=True).exists()
 
 
