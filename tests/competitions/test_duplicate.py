@@ -96,9 +96,15 @@ class DuplicateTests:
         assert event.status == Event.Status.FINISHED
         assert Board.objects.filter(event=event).count() == 4
         assert all(b.scored for b in Board.objects.filter(event=event))
-        # round 2 seated nobody with a tablemate of round 1 where the standings allowed it
         games = Game.objects.filter(event=event)
         assert {g.round for g in games} == {1, 2}
+        # round 2 re-seated avoiding round 1's tablemates where it can: six players from two
+        # tables of three cannot avoid them all, but each new table holds just one old pair
+        mates = {p: set(g.players) - {p} for g in games.filter(round=1) for p in g.players}
+        for game in games.filter(round=2, board__number=1):
+            seated = game.players
+            again = [(a, b) for i, a in enumerate(seated) for b in seated[i + 1 :] if b in mates[a]]
+            assert len(again) == 1, (seated, mates)
         entries = Entry.objects.filter(event=event)
         assert sum(Fraction(e.matchpoints) for e in entries) == 4 * 3 * duplicate.group_total(2)
         assert all(Fraction(e.matchpoints_top) == 4 for e in entries)
