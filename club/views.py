@@ -17,10 +17,14 @@ from club.forms import PlayerSettingsForm
 from games.models import VARIANT_LABELS
 from games.reads.selectors import hands_readable
 
+# the leaderboard's choice of no season (the period applies): a season's id is a number
+NO_SEASON = "none"
+
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
     """Boards by score (the title ladder's), beans won or skill rating; per variant; over a
-    period or a season. ``by`` names the board (``board``, its older name, still works)."""
+    period or a season, by default the season under way. ``by`` names the board (``board``,
+    its older name, still works)."""
     board = request.GET.get("by") or request.GET.get("board") or "score"
     variant = request.GET.get("variant", "")
     if variant not in VARIANT_LABELS:
@@ -28,7 +32,13 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     days_raw = request.GET.get("days", "7")
     days = int(days_raw) if days_raw in ("7", "30") else None
     seasons = selectors.seasons_begun()
-    season = next((s for s in seasons if str(s.pk) == request.GET.get("season")), None)
+    chosen = request.GET.get("season")
+    if chosen is None:
+        # the club's board of the moment: the season under way, if one is
+        season = selectors.season_running()
+    else:
+        # a season by its id; NO_SEASON (or anything else) lets the period apply
+        season = next((s for s in seasons if str(s.pk) == chosen), None)
     if board == "rating":
         variant = variant or next(iter(VARIANT_LABELS))  # ratings are per variant
         rows = selectors.leaderboard_rating(variant_key=variant, season=season)
@@ -53,6 +63,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "seasons": seasons,
         "season": season,
         "running": selectors.season_running(),
+        "no_season": NO_SEASON,
         "active_days": settings.DDZ_RATING_ACTIVE_DAYS,
     }
     template = "club/leaderboard.html"

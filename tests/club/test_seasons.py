@@ -19,6 +19,7 @@ from accounts.selectors import title_for
 from club import selectors, services
 from club.models import HandOutcome, Season, SeasonReset, SeasonStanding
 from club.services import season_score_reset
+from club.views import NO_SEASON
 from games import services as game_services
 from games.table.hooks import hooks
 from tests.club.history import make_table, settled_hand
@@ -170,6 +171,40 @@ class SeasonHandsTests:
         assert str(title_for(2_400)) in text
         assert [b.peak_title for b in selectors.profile_badges(user=ann)] == [title_for(2_400)]
         assert "(current)" not in client.get(reverse("leaderboard")).content.decode()
+
+    def test_the_board_shows_the_season_under_way_unless_another_is_chosen(self, client):
+        ann, ben, cat = (make_player(n, beans=0) for n in ("ann", "ben", "cat"))
+        make_player("dan", beans=0)
+        User.objects.filter(username="dan").update(score=5_000)  # all time, dan leads
+        now = timezone.now()
+        past = Season.objects.create(
+            name="Summer", starts_at=now - 10 * DAY, ends_at=now - 5 * DAY, begun_at=now - 10 * DAY
+        )
+        season = Season.objects.create(name="Autumn", starts_at=now - DAY, ends_at=now + DAY)
+        services.season_begin(season_id=season.pk)
+        hand = settled_hand(make_table(), [ann, ben, cat], landlord=[0], landlord_won=True)
+        services.hand_finished_record(hand=hand)
+        client.cookies["django_language"] = "en"
+
+        def shown(query: str = "") -> tuple[object, list[str], str]:
+            page = client.get(reverse("leaderboard") + query)
+            rows = [r.username for r in page.context["rows"]]
+            return page.context["season"], rows, page.content.decode()
+
+        season_shown, rows, text = shown()
+        assert season_shown == season and "dan" not in rows  # he has not played in it
+        assert f'value="{season.pk}" selected>Autumn (current)' in text
+        for board in ("by=beans&variant=classic3", "by=rating&variant=classic3"):
+            assert shown(f"?{board}")[0] == season
+        # all time (no season, the period applies) and a past season stay one choice away
+        season_shown, rows, text = shown(f"?season={NO_SEASON}&days=all")
+        assert season_shown is None and rows[0] == "dan"
+        assert f'value="{NO_SEASON}" selected>' in text
+        assert shown(f"?season={past.pk}")[0] == past
+        # once it is over, the board is all time again
+        Season.objects.filter(pk=season.pk).update(ends_at=now - HOUR)
+        season_shown, rows, _ = shown()
+        assert season_shown is None and rows[0] == "dan"
 
     def test_the_season_rating_board_ranks_by_the_rating_at_the_season_end(self):
         ann, ben, cat = (make_player(n, beans=0) for n in ("ann", "ben", "cat"))

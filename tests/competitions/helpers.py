@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts.audit import audit_beans
 from accounts.models import BeanEntry
-from competitions import arena, runner, services
+from competitions import arena, runner, selectors, services
 from competitions.models import Entry, Event, Game
 from games.models import Hand, Table
 from tests.support.tables import make_player, make_room, play_to_end
@@ -73,6 +73,20 @@ def arena_recount(event: Event) -> dict[int, arena.Line]:
             if user_id is not None:
                 results.append((user_id, runner.seat_won(game.hand, seat)))
     return arena.recount(order, results)
+
+
+def assert_standings_are_the_recount(event: Event) -> None:
+    """Every entrant's line (points, wins, hands, streak) is the one the recount of the hands
+    gives, and once the event is over its ranks are the recount's order of those who played."""
+    lines = arena_recount(event)
+    entries = list(Entry.objects.filter(event=event, active=True))
+    assert {e.user_id for e in entries} == set(lines)
+    for entry in entries:
+        assert selectors.line_of(entry) == lines[entry.user_id], entry
+    if event.status == Event.Status.FINISHED:
+        ranked = sorted((e for e in entries if e.rank is not None), key=lambda e: e.rank)
+        recounted = [line.user_id for line in arena.standings(lines.values()) if line.played]
+        assert [e.user_id for e in ranked] == recounted
 
 
 def event_rows_sum(event: Event) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +20,8 @@ from games.models import Seat
 from games.table.errors import ActionRejected
 from tests.competitions.helpers import (
     START,
-    arena_recount,
     assert_audit_clean,
+    assert_standings_are_the_recount,
     entrants,
     event_rows_sum,
     live_tables,
@@ -53,15 +54,7 @@ class ArenaTests:
         for minute in range(1, 4):
             assert play_all(event) >= 1
             event = step(event, START + minute * MINUTE)
-        lines = arena_recount(event)
-        for entry in Entry.objects.filter(event=event):
-            line = lines[entry.user_id]
-            assert (entry.points, entry.wins, entry.played, entry.streak) == (
-                line.points,
-                line.wins,
-                line.played,
-                line.streak,
-            )
+        assert_standings_are_the_recount(event)
         # a table dealt before the end and finished after it does not count
         late = live_tables(event)
         event = step(event, event.ends_at)
@@ -131,6 +124,27 @@ class ArenaTests:
         assert Entry.objects.get(event=event, user=c).paused
         assert Entry.objects.get(event=event, user=a).waiting_since is not None
 
+    def test_a_latecomer_joins_the_running_arena_until_pairing_stops(self, append_only_triggers):
+        room = make_room("classic3", bot_delay_ms=0)
+        event = make_event(room)
+        entrants(event, 3)
+        event = step(event, START)
+        assert len(live_tables(event)) == 1
+        late = entrants(event, 3)  # during the event: the fee taken, straight into the pool
+        for player in late:
+            player.refresh_from_db()
+            assert player.beans == 10_000 - 100
+        event = step(event, START + MINUTE)
+        assert len(live_tables(event)) == 2
+        assert {p.pk for p in late} <= set(_seated_users(event))
+        # no table is formed in the last minutes: nobody may join any more
+        Event.objects.filter(pk=event.pk).update(
+            starts_at=timezone.now() - datetime.timedelta(seconds=event.minutes * 60 - 60)
+        )
+        with pytest.raises(EventRefused):
+            services.event_register(event_id=event.pk, user=make_player())
+        assert_audit_clean()
+
     def test_registration_rules_and_refunds(self, append_only_triggers):
         room = make_room("classic3")
         event = make_event(room, max_entrants=3, entry_fee=500)
@@ -170,18 +184,12 @@ def test_arena_properties(append_only_triggers, players, passes):
         assert len(busy) == len(set(busy))
         play_all(event)
         event = step(event, START + n * MINUTE)
-    lines = arena_recount(event)
-    entries = Entry.objects.filter(event=event)
-    assert {e.user_id for e in entries} == set(lines)
-    for entry in entries:
-        assert entry.points == lines[entry.user_id].points
+    assert_standings_are_the_recount(event)
     assert not Entry.objects.filter(event=event, user__is_bot=True).exists()
 
 
 @pytest.mark.django_db
 def test_a_player_who_vanishes_plays_on_under_托管_and_is_paused(append_only_triggers):
-    from django.utils import timezone
-
     from games.engine.hand import waiting_seats
     from games.reads.selectors import hand_state
     from games.runner.deadlines import hand_apply_due_deadlines

@@ -8,6 +8,7 @@ import datetime
 from fractions import Fraction
 
 import pytest
+from django.urls import reverse
 
 from competitions import duplicate
 from competitions.models import Board, Entry, Event, Game
@@ -22,6 +23,7 @@ from tests.competitions.helpers import (
     event_rows_sum,
     live_tables,
     make_event,
+    play_all,
     step,
 )
 from tests.support.tables import make_player, make_room, play_to_end
@@ -96,9 +98,15 @@ class DuplicateTests:
         assert event.status == Event.Status.FINISHED
         assert Board.objects.filter(event=event).count() == 4
         assert all(b.scored for b in Board.objects.filter(event=event))
-        # round 2 seated nobody with a tablemate of round 1 where the standings allowed it
         games = Game.objects.filter(event=event)
         assert {g.round for g in games} == {1, 2}
+        # round 2 re-seated avoiding round 1's tablemates where it can: six players from two
+        # tables of three cannot avoid them all, but each new table holds just one old pair
+        mates = {p: set(g.players) - {p} for g in games.filter(round=1) for p in g.players}
+        for game in games.filter(round=2, board__number=1):
+            seated = game.players
+            again = [(a, b) for i, a in enumerate(seated) for b in seated[i + 1 :] if b in mates[a]]
+            assert len(again) == 1, (seated, mates)
         entries = Entry.objects.filter(event=event)
         assert sum(Fraction(e.matchpoints) for e in entries) == 4 * 3 * duplicate.group_total(2)
         assert all(Fraction(e.matchpoints_top) == 4 for e in entries)
@@ -109,6 +117,32 @@ class DuplicateTests:
         # every hand of the event is readable once its board was played everywhere
         hand_ids = list(games.values_list("hand_id", flat=True))
         assert hands_readable(hand_ids=hand_ids, user=players[0]) == set(hand_ids)
+
+    def test_the_event_page_reveals_a_rounds_seeds_only_when_it_is_over(
+        self, client, append_only_triggers
+    ):
+        room = make_room("classic3", bot_delay_ms=0)
+        event = _duplicate(room, boards_per_round=1)
+        client.force_login(entrants(event, 6)[0])
+
+        def page() -> str:
+            return client.get(reverse("event_detail", args=[event.pk])).content.decode()
+
+        event = step(event, START)
+        (first,) = Board.objects.filter(event=event, round=1)
+        text = page()
+        # the seed is every table's deal: shown before the round is over, it would show
+        # the entrants the cards of the tables still playing the board
+        assert first.commitment in text and first.seed not in text
+        assert play_all(event) == 2
+        event = step(event, START + SECOND)
+        assert Board.objects.get(pk=first.pk).scored
+        assert first.seed in page()
+        event = step(event, START + 32 * SECOND)
+        assert event.round == 2
+        (second,) = Board.objects.filter(event=event, round=2)
+        text = page()
+        assert first.seed in text and second.commitment in text and second.seed not in text
 
     def test_bots_complete_two_tables(self, append_only_triggers):
         room = make_room("classic3", bot_delay_ms=0)
