@@ -74,12 +74,13 @@ def act(page, *, by_clicking: bool, play: bool = True) -> bool:
     page.evaluate(
         "() => { const e = document.querySelector('#table-error'); if (e) e.innerHTML = ''; }"
     )
-    controls = page.query_selector("#table-controls")
+    # this turn's controls: a push may have replaced them since the check above
+    controls = page.query_selector("#table-controls[data-my-turn='1']")
     if controls is None:
         return False
     try:
         _decide(page, controls, by_clicking=by_clicking)
-    except PlaywrightError:
+    except (PlaywrightError, TurnOver):
         if controls.evaluate("el => el.isConnected"):
             raise  # still this turn's controls: the page really failed
         return False
@@ -92,6 +93,19 @@ def act(page, *, by_clicking: bool, play: bool = True) -> bool:
     return True
 
 
+class TurnOver(Exception):
+    """The controls a decision was being taken in were replaced: the turn ended meanwhile."""
+
+
+def _click(controls, *selectors: str) -> None:
+    """Click the first of ``selectors`` found inside ``controls``, in the order given."""
+    for selector in selectors:
+        if (button := controls.query_selector(selector)) is not None:
+            button.click()
+            return
+    raise TurnOver(selectors[0])
+
+
 def _decide(page, controls, *, by_clicking: bool) -> None:
     """Click this turn's decision inside ``controls`` (an element that detaches when the
     turn's region is replaced, which fails the clicks at once instead of waiting)."""
@@ -101,17 +115,16 @@ def _decide(page, controls, *, by_clicking: bool) -> None:
             if by_clicking:
                 click_cards(page, hints[0].split())
             else:
-                controls.query_selector("#hint-btn").click()
+                _click(controls, "#hint-btn")
             page.wait_for_function(
                 "el => !el.isConnected || el.querySelector('#play-btn:not([disabled])')",
                 arg=controls,
             )
-            controls.query_selector("#play-btn").click()
+            _click(controls, "#play-btn")
         else:
-            controls.query_selector("#pass-form button").click()
+            _click(controls, "#pass-form button")
         return
-    primary = controls.query_selector(".choice-row form button.primary")
-    (primary or controls.query_selector(".choice-row form button")).click()
+    _click(controls, ".choice-row form button.primary", ".choice-row form button")
 
 
 def play_to_the_end(pages, *, stall: float = 60.0) -> None:
