@@ -25,13 +25,23 @@ new ... ``--rounds`` times): the old servers run from a ``git worktree`` of COMM
 .venv). Each run
 has a freshly migrated database of its own (``--database``, and ``<database>_old`` for the old
 code), dropped and migrated by that side's code, and a flushed Redis database; with
-``--redis ''`` one process on the in-memory channel layer. ``--soak MINUTES`` plays for that
-long, printing every minute. See bench/README.md.
+``--redis ''`` one process on the in-memory channel layer. See bench/README.md.
+
+``--soak MINUTES`` plays for that long and prints each minute's actions/s, p50/p99 of the
+actions sent in it, hands, lost frames, errors and the servers' RSS; then every table finishes
+the hand in play (flat out, unmeasured, dealing no other), and the database is checked: every
+hand dealt finished and settled exactly once. ``--kill-at MINUTE`` (with ``--processes 2``)
+kills the second server with -9 that many minutes into the soak and starts a fresh one with
+the same settings on the same port at once. Like the page, a tab whose socket drops comes back
+by itself (static/games/reconnect.js's backoff, then a resync); the bench prints how long each
+dropped tab took from the drop to its first state, against the socket lease
+(DDZ_SOCKET_LEASE_SECONDS), and counts a table's errors from its drop until an action of it
+gets through again apart ("drop: ...").
 
   .venv/bin/python bench/load_tables.py --tables 200 --pace human --processes 1 --seconds 40
   .venv/bin/python bench/load_tables.py --pace flat --knee 1,5,10,20,40,80 --seconds 15
   .venv/bin/python bench/load_tables.py --base main --rounds 2 --tables 200 --redis ''
-  .venv/bin/python bench/load_tables.py --processes 2 --tables 200 --soak 10
+  .venv/bin/python bench/load_tables.py --processes 2 --tables 200 --soak 10 --kill-at 5
 """
 
 from __future__ import annotations
@@ -225,7 +235,8 @@ class Tab:
     """A lean socket client: merges each state frame's regions into the screen it shows (as the
     page swaps them in) and keeps (time, table version) of each state it took. A dropped
     socket comes back as the page's does (``reconnect``), and the time from the drop to the
-    first state after it is kept (``back_after``)."""
+    first state after it is kept (``back_after``), and to the connect accepted
+    (``accepted_after``)."""
 
     def __init__(
         self, url: str, cookie: str, window: dict[str, float], minutes: Minutes | None = None
@@ -251,6 +262,7 @@ class Tab:
         self.hung_up = False  # closed by the bench itself: not a drop
         self.dropped_at: float | None = None
         self.back_after: list[float] = []
+        self.accepted_after: list[float] = []
         self.failed_reconnects = 0
         self.event = asyncio.Event()
         self._decided: tuple[bytes, dict[str, Any] | None] = (b"", None)
@@ -286,6 +298,8 @@ class Tab:
             except Exception:
                 self.failed_reconnects += 1
                 continue
+            if self.dropped_at is not None:
+                self.accepted_after.append(time.perf_counter() - self.dropped_at)
             with contextlib.suppress(Exception):
                 await self.ws.send('{"intent": "resync"}')
             return True
@@ -526,6 +540,7 @@ async def run_table(
     stats["resyncs"] += sum(t.resyncs for t in tabs)
     stats["bytes"] += sum(t.bytes for t in tabs)
     stats["back_after"].extend(x for t in tabs for x in t.back_after)
+    stats["accepted_after"].extend(x for t in tabs for x in t.accepted_after)
     stats["never_back"] += sum(t.dropped_at is not None for t in tabs)
     stats["failed_reconnects"] += sum(t.failed_reconnects for t in tabs)
 
@@ -590,6 +605,7 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
         "resyncs": 0,
         "bytes": 0,
         "back_after": [],
+        "accepted_after": [],
         "never_back": 0,
         "failed_reconnects": 0,
         "unfinished": 0,
@@ -764,6 +780,7 @@ def one_run(
         "rss_minutes": rss_samples,
         "minutes": merge_minutes([r["minutes"] for r in results]),
         "back_after": sorted(x for r in results for x in r["back_after"]),
+        "accepted_after": sorted(x for r in results for x in r["accepted_after"]),
         "never_back": sum(r["never_back"] for r in results),
         "failed_reconnects": sum(r["failed_reconnects"] for r in results),
         "unfinished": sum(r["unfinished"] for r in results),
@@ -832,6 +849,14 @@ def minute_line(minute: int, row: dict[str, Any] | None, rss: list[int], tables:
     )
 
 
+def _spread(seconds: list[float]) -> str:
+    """max, p99 and p50 of sorted durations."""
+    if not seconds:
+        return "-"
+    p99 = seconds[min(len(seconds) - 1, int(0.99 * len(seconds)))]
+    return f"max {seconds[-1]:.1f} s, p99 {p99:.1f} s, p50 {statistics.median(seconds):.1f} s"
+
+
 def show_soak(row: dict[str, Any], hands: dict[str, int]) -> None:
     """The soak's final figures: each minute's, the dropped tabs' return, the hands."""
     print("  per minute (final):")
@@ -841,13 +866,11 @@ def show_soak(row: dict[str, Any], hands: dict[str, int]) -> None:
     # ddz_site/settings.py's default unless the environment sets it
     lease = int(os.environ.get("DDZ_SOCKET_LEASE_SECONDS", "30"))
     if back or row["never_back"]:
-        p99 = back[min(len(back) - 1, int(0.99 * len(back)))] if back else float("nan")
         print(
-            f"  dropped tabs: {len(back) + row['never_back']}, back after max "
-            f"{max(back, default=float('nan')):.1f} s, p99 {p99:.1f} s, "
-            f"p50 {statistics.median(back) if back else float('nan'):.1f} s "
-            f"(lease {lease} s; {sum(x > lease for x in back)} back later than it, "
-            f"{row['never_back']} never back; {row['failed_reconnects']} refused reconnects)"
+            f"  dropped tabs: {len(back) + row['never_back']}, back after (the first state) "
+            f"{_spread(back)}, accepted after {_spread(row['accepted_after'])} (lease "
+            f"{lease} s; {sum(x > lease for x in back)} back later than it, "
+            f"{row['never_back']} never back; {row['failed_reconnects']} failed reconnects)"
         )
     print(
         f"  hands: {hands['dealt']} dealt, {hands['settled']} finished and settled once "
