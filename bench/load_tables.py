@@ -25,13 +25,23 @@ new ... ``--rounds`` times): the old servers run from a ``git worktree`` of COMM
 .venv). Each run
 has a freshly migrated database of its own (``--database``, and ``<database>_old`` for the old
 code), dropped and migrated by that side's code, and a flushed Redis database; with
-``--redis ''`` one process on the in-memory channel layer. ``--soak MINUTES`` plays for that
-long, printing every minute. See bench/README.md.
+``--redis ''`` one process on the in-memory channel layer. See bench/README.md.
+
+``--soak MINUTES`` plays for that long and prints each minute's actions/s, p50/p99 of the
+actions sent in it, hands, lost frames, errors and the servers' RSS; then every table finishes
+the hand in play (flat out, unmeasured, dealing no other), and the database is checked: every
+hand dealt finished and settled exactly once. ``--kill-at MINUTE`` (with ``--processes 2``)
+kills the second server with -9 that many minutes into the soak and starts a fresh one with
+the same settings on the same port at once. Like the page, a tab whose socket drops comes back
+by itself (static/games/reconnect.js's backoff, then a resync); the bench prints how long each
+dropped tab took from the drop to its first state, against the socket lease
+(DDZ_SOCKET_LEASE_SECONDS), and counts a table's errors from its drop until an action of it
+gets through again apart ("drop: ...").
 
   .venv/bin/python bench/load_tables.py --tables 200 --pace human --processes 1 --seconds 40
   .venv/bin/python bench/load_tables.py --pace flat --knee 1,5,10,20,40,80 --seconds 15
   .venv/bin/python bench/load_tables.py --base main --rounds 2 --tables 200 --redis ''
-  .venv/bin/python bench/load_tables.py --processes 2 --tables 200 --soak 10
+  .venv/bin/python bench/load_tables.py --processes 2 --tables 200 --soak 10 --kill-at 5
 """
 
 from __future__ import annotations
@@ -61,11 +71,17 @@ sys.path.insert(0, str(CODE))
 SETTINGS = "tests.reliability.live_settings"
 ORIGIN = "http://localhost"
 HUMAN_GAP = 2.0
+# after the window, how long a table may take to finish the hand then in play (--soak): flat
+# out, a qq5 hand is about 140 actions, and at 200 tables the server is the queue
+FINISH_PATIENCE = 600.0
+# how long a dropped tab keeps trying to come back (the lease is 30 s)
+RECONNECT_PATIENCE = 120.0
 _VERSION = re.compile(rb'id="table-status"[^>]*data-version="(\d+)"')
 _FRAME = re.compile(rb'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"')
 _REGION = re.compile(rb'(?=<div id="table-[a-z]+")')
 _REGION_ID = re.compile(rb'^<div id="(table-[a-z]+)"')
 COMPILE_IGNORES = ("--ignore=.venv/*", "--ignore=bench/*")
+REPORT_EVERY = 5.0  # seconds between a worker's live figures (the soak's minute lines)
 
 
 def _env(args: argparse.Namespace, side: dict[str, Any] | None = None) -> dict[str, str]:
@@ -177,14 +193,58 @@ def _error_text(data: bytes) -> str:
     return match.group(1).decode(errors="replace")[:120] if match else "?"
 
 
+class Minutes:
+    """A worker's figures per minute of the measured window (0 from its opening; nothing before
+    it or after it): actions and a histogram of their latencies in whole milliseconds (a few
+    hundred keys, cheap to publish every few seconds), hands, lost frames, errors, and errors
+    of tables coming back from dropped sockets."""
+
+    def __init__(self, window: dict[str, float]) -> None:
+        self.window = window
+        self.rows: dict[int, dict[str, Any]] = {}
+
+    def _row(self, at: float) -> dict[str, Any] | None:
+        if not self.window["from"] <= at < self.window["stop"]:
+            return None
+        return self.rows.setdefault(
+            int((at - self.window["from"]) // 60),
+            {"actions": 0, "ms": {}, "hands": 0, "lost": 0, "errors": 0, "drop_errors": 0},
+        )
+
+    def count(self, key: str, at: float | None = None) -> None:
+        row = self._row(time.perf_counter() if at is None else at)
+        if row is not None:
+            row[key] += 1
+
+    def latency(self, at: float, seconds: float) -> None:
+        row = self._row(at)
+        if row is not None:
+            row["actions"] += 1
+            ms = int(seconds * 1000)
+            row["ms"][ms] = row["ms"].get(ms, 0) + 1
+
+
+def _backoff(tries: int) -> float:
+    """static/games/reconnect.js's delay before a reconnect: full jitter over
+    min(15 s, 0.5 s * 2^tries), at least 250 ms."""
+    cap = min(15.0, 0.5 * 2 ** min(tries, 5))
+    return max(0.25, random.random() * cap)
+
+
 class Tab:
     """A lean socket client: merges each state frame's regions into the screen it shows (as the
-    page swaps them in) and keeps (time, table version) of each state it took."""
+    page swaps them in) and keeps (time, table version) of each state it took. A dropped
+    socket comes back as the page's does (``reconnect``), and the time from the drop to the
+    first state after it is kept (``back_after``), and to the connect accepted
+    (``accepted_after``)."""
 
-    def __init__(self, url: str, cookie: str, window: dict[str, float]) -> None:
+    def __init__(
+        self, url: str, cookie: str, window: dict[str, float], minutes: Minutes | None = None
+    ) -> None:
         self.url = url
         self.cookie = cookie
         self.window = window  # the bytes it receives in the measured window are counted
+        self.minutes = minutes
         self.ws: Any = None
         self.regions: dict[bytes, bytes] = {}
         self.last: bytes = b""
@@ -199,10 +259,15 @@ class Tab:
         self.gap = False
         self.bytes = 0
         self.closed = False
+        self.hung_up = False  # closed by the bench itself: not a drop
+        self.dropped_at: float | None = None
+        self.back_after: list[float] = []
+        self.accepted_after: list[float] = []
+        self.failed_reconnects = 0
         self.event = asyncio.Event()
         self._decided: tuple[bytes, dict[str, Any] | None] = (b"", None)
 
-    async def connect(self) -> None:
+    async def connect(self, *, open_timeout: float = 60) -> None:
         import websockets
 
         self.ws = await websockets.connect(
@@ -211,9 +276,39 @@ class Tab:
             additional_headers={"Cookie": f"sessionid={self.cookie}"},
             ping_interval=None,
             max_size=2**23,
-            open_timeout=60,
+            open_timeout=open_timeout,
         )
+        self.closed = False
         self.reader = asyncio.create_task(self._read())
+
+    async def reconnect(self, *, patience: float) -> bool:
+        """Come back after a dropped socket as the page does (static/games/reconnect.js and
+        table.js): retry the same URL after the page's backoff until a connect is accepted,
+        then ask for a resync. The screen shown before counts for nothing: the first state
+        after the connect is taken whatever its version. False after ``patience`` seconds."""
+        self.version, self.last, self.shown, self.gap = -1, b"", -1, False
+        deadline = time.perf_counter() + patience
+        tries = 0
+        while time.perf_counter() < deadline:
+            await asyncio.sleep(_backoff(tries))
+            tries += 1
+            try:
+                # daphne drops a handshake it has not accepted within 5 s anyway
+                await self.connect(open_timeout=10)
+            except Exception:
+                self.failed_reconnects += 1
+                continue
+            if self.dropped_at is not None:
+                self.accepted_after.append(time.perf_counter() - self.dropped_at)
+            with contextlib.suppress(Exception):
+                await self.ws.send('{"intent": "resync"}')
+            return True
+        return False
+
+    async def hang_up(self) -> None:
+        self.hung_up = True
+        with contextlib.suppress(Exception):
+            await self.ws.close()
 
     async def _read(self) -> None:
         try:
@@ -236,6 +331,8 @@ class Tab:
                     # a push was lost on the way: ask for the full screen, as the page does
                     if not self.gap:
                         self.lost += 1
+                        if self.minutes is not None:
+                            self.minutes.count("lost", at)
                         self.gap = True
                     await self.ws.send('{"intent": "resync"}')
                     continue
@@ -252,10 +349,15 @@ class Tab:
                 found = _VERSION.search(self.regions.get(b"table-status", b""))
                 self.version = int(found.group(1)) if found else None
                 self.arrivals.append((at, version))
+                if self.dropped_at is not None:
+                    self.back_after.append(at - self.dropped_at)
+                    self.dropped_at = None
                 self.event.set()
         except Exception:
             pass
         finally:
+            if not self.hung_up and self.dropped_at is None:
+                self.dropped_at = time.perf_counter()
             self.closed = True
             self.event.set()
 
@@ -292,15 +394,21 @@ async def run_table(
     pace: str,
     window: dict[str, float],
     stats: dict[str, Any],
+    minutes: Minutes,
     start_hand: Any,
     settled: Any,
+    finish: bool = False,
     delay: float = 0.0,
 ) -> None:
     """One table's five tabs: connect, deal, then play until the measured ``window`` (opened
-    once every table of the run is ready) is over. ``settled()``: this table is ready, or
-    never will be."""
+    once every table of the run is ready) is over; with ``finish``, play the hand then in
+    play to its end (at once, unmeasured) and deal no other. ``settled()``: this table is
+    ready, or never will be. Tabs whose socket drops come back (``Tab.reconnect``); the
+    table's errors from the drop until its first action that gets through again are counted
+    apart ("drop: ...")."""
     tabs = [
-        Tab(f"{urls[i % len(urls)]}/ws/table/{table_id}/", c, window) for i, c in enumerate(cookies)
+        Tab(f"{urls[i % len(urls)]}/ws/table/{table_id}/", c, window, minutes)
+        for i, c in enumerate(cookies)
     ]
     stats["tabs"].extend(tabs)
     await asyncio.sleep(delay)  # connects ramp up: daphne drops a handshake not accepted in 5 s
@@ -325,14 +433,33 @@ async def run_table(
         tab.errors = 0
         tab.error_texts.clear()
     settled()
+    recovering = False
+
+    def error(kind: str) -> None:
+        key = f"drop: {kind}" if recovering else kind
+        if time.perf_counter() >= window["stop"]:
+            key = f"finishing, {key}"
+        stats["errors"][key] = stats["errors"].get(key, 0) + 1
+        minutes.count("drop_errors" if recovering else "errors")
+
     # tables keep their own rhythm, as a club's do: connects ramped at a step that divides
     # the gap would otherwise line tables up to act at the same instant
     next_at = time.perf_counter() + random.Random(table_id).uniform(0, HUMAN_GAP)
     played = False
-    while time.perf_counter() < window["stop"]:
-        if any(t.closed for t in tabs):
-            stats["errors"]["closed"] += 1
+    while True:
+        now = time.perf_counter()
+        if now >= window["stop"] and (not finish or now >= window["stop"] + FINISH_PATIENCE):
+            if finish:
+                stats["unfinished"] += 1
             break
+        closed = [t for t in tabs if t.closed]
+        if closed:
+            recovering = True
+            back = await asyncio.gather(*(t.reconnect(patience=RECONNECT_PATIENCE) for t in closed))
+            if not all(back):
+                error("closed")
+                break
+            continue
         mover = None
         for tab in tabs:
             move = tab.decide() if tab.version not in (None, -1) else None
@@ -342,18 +469,22 @@ async def run_table(
         if mover is None:
             if all(t.version is None for t in tabs):  # hand over: deal the next one
                 stats["hands"] += played
+                if played:
+                    minutes.count("hands")
                 played = False
+                if time.perf_counter() >= window["stop"]:
+                    break  # finished: the hand in play when the window closed is over
                 marks = [len(t.arrivals) for t in tabs]
                 await start_hand(table_id)
                 await _wait(tabs, lambda m=marks: _all_got(tabs, m))
                 continue
             await _wait(tabs, lambda: False, timeout=0.05)
             continue
-        if pace == "human":
+        if pace == "human" and time.perf_counter() < window["stop"]:
             delay = next_at - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
-            if time.perf_counter() >= window["stop"]:
+            if time.perf_counter() >= window["stop"] and not finish:
                 # the other tables are hanging up by now: their disconnects are no move's cost
                 break
             next_at = max(next_at + HUMAN_GAP, time.perf_counter())
@@ -362,7 +493,13 @@ async def run_table(
         marks = [len(t.arrivals) for t in tabs]
         errors_before = mover.errors
         t0 = time.perf_counter()
-        await mover.ws.send(json.dumps(frame))
+        try:
+            await mover.ws.send(json.dumps(frame))
+        except Exception:  # its socket is dropping: the reader will tell
+            await _wait(tabs, lambda m=mover: m.closed, timeout=5)
+            recovering = True
+            error("closed")
+            continue
         played = True
         by = tabs.index(mover)
 
@@ -375,28 +512,37 @@ async def run_table(
                 t.newer_at(v, m) is not None for t, v, m in zip(tabs, sent, marks, strict=True)
             )
 
-        ok = await _wait(tabs, arrived, timeout=30)
+        ok = await _wait(tabs, lambda: arrived() or any(t.closed for t in tabs), timeout=30)
         if mover.errors > errors_before:
-            stats["errors"]["refused"] += 1
+            error("refused")
             if len(stats["samples"]) < 5:
                 stats["samples"].append(f"{frame} -> {mover.error_texts[-1]}")
             await _wait(tabs, lambda: False, timeout=0.2)  # the resync that follows a refusal
             continue
         if not ok:
-            stats["errors"]["timeout"] += 1
+            error("timeout")
             continue
+        if not arrived():  # a socket dropped on the way: it comes back at the loop's top
+            recovering = True
+            error("closed")
+            continue
+        recovering = False
         sealed = mover.sealed_at(sent[by], marks[by])
         last = sealed or max(t.newer_at(v, m) for t, v, m in zip(tabs, sent, marks, strict=True))
-        if t0 >= window["from"]:
+        if window["from"] <= t0 < window["stop"]:
             stats["latencies"].append(last - t0)
             stats["actions"] += 1
+            minutes.latency(t0, last - t0)
     for tab in tabs:
-        with contextlib.suppress(Exception):
-            await tab.ws.close()
+        await tab.hang_up()
     stats["refused"] += sum(t.errors for t in tabs)
     stats["lost"] += sum(t.lost for t in tabs)
     stats["resyncs"] += sum(t.resyncs for t in tabs)
     stats["bytes"] += sum(t.bytes for t in tabs)
+    stats["back_after"].extend(x for t in tabs for x in t.back_after)
+    stats["accepted_after"].extend(x for t in tabs for x in t.accepted_after)
+    stats["never_back"] += sum(t.dropped_at is not None for t in tabs)
+    stats["failed_reconnects"] += sum(t.failed_reconnects for t in tabs)
 
 
 def _all_got(tabs: list[Tab], marks: list[int]) -> bool:
@@ -454,16 +600,23 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
         "connected": 0,
         "refused": 0,
         "samples": [],
-        "errors": {"connect": 0, "closed": 0, "timeout": 0, "refused": 0},
+        # and "drop: ..." for a table coming back from dropped sockets (see run_table)
+        "errors": {"connect": 0, "timeout": 0, "refused": 0},
         "lost": 0,
         "resyncs": 0,
         "bytes": 0,
+        "back_after": [],
+        "accepted_after": [],
+        "never_back": 0,
+        "failed_reconnects": 0,
+        "unfinished": 0,
         "tabs": [],
     }
 
     # the measured window opens once every table of every worker is connected and dealt:
     # until then the server also works through the connects (reported apart, as "ready")
     window = {"from": math.inf, "stop": math.inf}
+    minutes = Minutes(window)
     unsettled = [len(payload["tables"])]
     all_settled = asyncio.Event()
 
@@ -483,13 +636,8 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
     async def report() -> None:
         # the soak's minute lines: this worker's figures so far
         while True:
-            await asyncio.sleep(5)
-            tabs = stats["tabs"]
-            payload["live"][payload["index"]] = {
-                "hands": stats["hands"],
-                "lost": sum(t.lost for t in tabs),
-                "errors": sum(stats["errors"].values()),
-            }
+            await asyncio.sleep(REPORT_EVERY)
+            payload["live"][payload["index"]] = minutes.rows
 
     async def main() -> None:
         while time.time() < payload["begin"]:
@@ -505,8 +653,10 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
                     pace=payload["pace"],
                     window=window,
                     stats=stats,
+                    minutes=minutes,
                     start_hand=start_hand,
                     settled=settled,
+                    finish=payload["finish"],
                     delay=payload["ramp"] * index,
                 )
                 for index, table_id, cookies in payload["tables"]
@@ -516,6 +666,7 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
 
     asyncio.run(main())
     del stats["tabs"]
+    stats["minutes"] = minutes.rows
     return stats
 
 
@@ -551,11 +702,13 @@ def one_run(
             "warmup": args.warmup,
             "ramp": args.ramp,
             "begin": begin,
+            "finish": bool(args.soak),
             **shared,
         }
         for index, group in enumerate(groups)
     ]
-    rss_samples = []
+    rss_samples: list[list[int]] = []  # each server's, at the end of each minute (or mid-run)
+    killed_cpu = 0.0
     with manager, context.Pool(len(payloads)) as pool:
         pending = pool.map_async(worker, payloads)
         shared["opened"].wait(timeout=args.ramp * tables + 900)
@@ -566,24 +719,25 @@ def one_run(
         window_start = time.time()
         if args.soak:
             for minute in range(1, args.soak + 1):
-                time.sleep(60)
-                rss = sum(s.rss_kib() for s in servers)
-                rss_samples.append(rss)
-                live = list(shared["live"].values())
+                _sleep_until(window_start + 60 * minute)
+                rss_samples.append([s.rss_kib() for s in servers])
+                if minute == args.kill_at:
+                    killed_cpu = kill_and_restart(servers[-1], minute=minute)
+                # the workers publish every REPORT_EVERY seconds: wait for this minute's last
+                _sleep_until(window_start + 60 * minute + REPORT_EVERY + 1)
+                live = merge_minutes(list(shared["live"].values()))
                 print(
-                    f"  minute {minute:3d}: {sum(x['hands'] for x in live)} hands settled, "
-                    f"{sum(x['lost'] for x in live)} lost frames, "
-                    f"{sum(x['errors'] for x in live)} errors, "
-                    f"RSS {rss / tables:.0f} KiB/table (+{(rss - rss_before) / tables:.0f})",
-                    flush=True,
+                    minute_line(minute, live.get(minute - 1), rss_samples[-1], tables), flush=True
                 )
         else:
             time.sleep(seconds / 2)
-            rss_samples.append(sum(s.rss_kib() for s in servers))
+            rss_samples.append([s.rss_kib() for s in servers])
             time.sleep(seconds / 2)
-        cpu_used = sum(_cpu_seconds(s.pid) for s in servers) - cpu_before
+        cpu_used = sum(_cpu_seconds(s.pid) for s in servers) + killed_cpu - cpu_before
         window = (window_start, time.time())
-        results = pending.get(timeout=300)
+        if args.soak:
+            print("  window over: each table finishes the hand in play", flush=True)
+        results = pending.get(timeout=300 + FINISH_PATIENCE)
     latencies = sorted(x for r in results for x in r["latencies"])
     errors: dict[str, int] = {}
     for r in results:
@@ -617,11 +771,144 @@ def one_run(
         "kib_per_action_socket": (
             sum(r["bytes"] for r in results) / 1024 / (actions * 5) if actions else float("nan")
         ),
-        "rss_kib_per_table": (rss_samples[-1] - rss_before) / tables,
+        "rss_kib_per_table": (sum(rss_samples[-1]) - rss_before) / tables,
+        "rss_minutes": rss_samples,
+        "minutes": merge_minutes([r["minutes"] for r in results]),
+        "back_after": sorted(x for r in results for x in r["back_after"]),
+        "accepted_after": sorted(x for r in results for x in r["accepted_after"]),
+        "never_back": sum(r["never_back"] for r in results),
+        "failed_reconnects": sum(r["failed_reconnects"] for r in results),
+        "unfinished": sum(r["unfinished"] for r in results),
         "cpu_ms_per_action": cpu_used * 1000 / actions if actions else float("nan"),
         "ready_after": max(r.get("ready_after", math.nan) for r in results),
         "samples": [x for r in results for x in r["samples"]][:5],
         "window": window,
+    }
+
+
+def _sleep_until(at: float) -> None:
+    time.sleep(max(0.0, at - time.time()))
+
+
+def kill_and_restart(server: Any, *, minute: int) -> float:
+    """``kill -9`` the server (its process group) and start a fresh one with the same settings
+    on the same port at once; the CPU time the killed process had used."""
+    cpu = _cpu_seconds(server.pid)
+    killed_at = time.time()
+    server.kill()
+    server.start()
+    print(
+        f"  minute {minute}: killed {server.name} with -9; listening again on port "
+        f"{server.port} after {time.time() - killed_at:.1f} s",
+        flush=True,
+    )
+    return cpu
+
+
+MINUTE_FIELDS = ("actions", "hands", "lost", "errors", "drop_errors")
+
+
+def merge_minutes(workers: list[dict[int, dict[str, Any]]]) -> dict[int, dict[str, Any]]:
+    """The workers' figures of each minute (``Minutes.rows``) added up."""
+    merged: dict[int, dict[str, Any]] = {}
+    for rows in workers:
+        for minute, row in rows.items():
+            into = merged.setdefault(minute, {"ms": {}, **dict.fromkeys(MINUTE_FIELDS, 0)})
+            for key in MINUTE_FIELDS:
+                into[key] += row[key]
+            for ms, count in row["ms"].items():
+                into["ms"][ms] = into["ms"].get(ms, 0) + count
+    return merged
+
+
+def histogram_quantile(histogram: dict[int, int], p: float) -> float:
+    total = sum(histogram.values())
+    rank = min(total - 1, int(p * total))
+    seen = 0
+    for ms in sorted(histogram):
+        seen += histogram[ms]
+        if seen > rank:
+            return float(ms)
+    return float("nan")
+
+
+def minute_line(minute: int, row: dict[str, Any] | None, rss: list[int], tables: int) -> str:
+    row = row or {"ms": {}, **dict.fromkeys(MINUTE_FIELDS, 0)}
+    return (
+        f"  minute {minute:3d}: {row['actions'] / 60:6.1f} actions/s, "
+        f"p50 {histogram_quantile(row['ms'], 0.50):6.0f} ms, "
+        f"p99 {histogram_quantile(row['ms'], 0.99):6.0f} ms, {row['hands']} hands, "
+        f"{row['lost']} lost frames, {row['errors']} errors (+{row['drop_errors']} of tables "
+        f"coming back from a drop), RSS {sum(rss) / tables:.0f} KiB/table "
+        f"({' + '.join(f'{x / 1024:.0f}' for x in rss)} MiB)"
+    )
+
+
+def _spread(seconds: list[float]) -> str:
+    """max, p99 and p50 of sorted durations."""
+    if not seconds:
+        return "-"
+    p99 = seconds[min(len(seconds) - 1, int(0.99 * len(seconds)))]
+    return f"max {seconds[-1]:.1f} s, p99 {p99:.1f} s, p50 {statistics.median(seconds):.1f} s"
+
+
+def show_soak(row: dict[str, Any], hands: dict[str, int]) -> None:
+    """The soak's final figures: each minute's, the dropped tabs' return, the hands."""
+    print("  per minute (final):")
+    for minute, rss in enumerate(row["rss_minutes"], start=1):
+        print(minute_line(minute, row["minutes"].get(minute - 1), rss, row["tables"]))
+    back = row["back_after"]
+    # ddz_site/settings.py's default unless the environment sets it
+    lease = int(os.environ.get("DDZ_SOCKET_LEASE_SECONDS", "30"))
+    if back or row["never_back"]:
+        print(
+            f"  dropped tabs: {len(back) + row['never_back']}, back after (the first state) "
+            f"{_spread(back)}, accepted after {_spread(row['accepted_after'])} (lease "
+            f"{lease} s; {sum(x > lease for x in back)} back later than it, "
+            f"{row['never_back']} never back; {row['failed_reconnects']} failed reconnects)"
+        )
+    print(
+        f"  hands: {hands['dealt']} dealt, {hands['settled']} finished and settled once "
+        f"({hands['redeals']} of them re-deals, which move no beans), {hands['active']} still "
+        f"in play, {hands['unsettled']} finished without their settlement; "
+        f"{row['unfinished']} tables did not finish their last hand in time; actions by "
+        f"source: {hands['sources']}",
+        flush=True,
+    )
+
+
+def hands_check(side: dict[str, Any]) -> dict[str, Any]:
+    """The bench database's hands after a soak: every hand dealt should be finished, and every
+    finished one settled exactly once (one HandSettlement, ``hand_ref`` its id, unique) unless
+    it is a re-deal; the applied actions by source (timeouts and auto-play mean a seat was
+    given up for gone)."""
+    import psycopg
+
+    with psycopg.connect(side["database"]) as conn:
+        dealt, active, settled, redeals, unsettled = conn.execute(
+            """
+            SELECT count(*),
+                   count(*) FILTER (WHERE h.status = 'active'),
+                   count(*) FILTER (WHERE h.status = 'finished' AND h.settled),
+                   count(*) FILTER (WHERE h.status = 'finished' AND h.result ? 'redeal'),
+                   count(*) FILTER (
+                       WHERE h.status = 'finished' AND (NOT h.settled OR (
+                           NOT coalesce(h.result ? 'redeal', false) AND NOT EXISTS (
+                               SELECT 1 FROM accounts_handsettlement s
+                               WHERE s.hand_ref = h.id::text))))
+            FROM games_hand h
+            """
+        ).fetchone()
+        sources = dict(
+            conn.execute("SELECT source, count(*) FROM games_handaction GROUP BY source")
+        )
+    return {
+        "dealt": dealt,
+        "active": active,
+        "settled": settled,
+        "redeals": redeals,
+        "unsettled": unsettled,
+        "sources": sources,
     }
 
 
@@ -761,6 +1048,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1, help="alternating runs of each side")
     parser.add_argument("--soak", type=int, default=0, help="minutes: one long run per side")
     parser.add_argument(
+        "--kill-at",
+        type=int,
+        default=0,
+        help="minute of the soak at which the second process is killed (-9) and restarted",
+    )
+    parser.add_argument(
         "--database",
         default="postgres://postgres@127.0.0.1:5432/ddz_bench",
         help="dropped! (and <database>_old with --base)",
@@ -781,6 +1074,8 @@ def main() -> int:
         return 0
     if not args.redis and args.processes > 1:
         parser.error("several processes share the Redis channel layer: give --redis")
+    if args.kill_at and not (args.processes == 2 and 0 < args.kill_at < args.soak):
+        parser.error("--kill-at needs --processes 2 and a minute inside --soak")
 
     from tests.reliability.harness import Server, free_port
 
@@ -823,6 +1118,10 @@ def main() -> int:
                 row["audit"] = audit(args, side)
                 status = status or (row["audit"] != "clean")
                 show(row)
+                if args.soak:
+                    hands = hands_check(side)
+                    show_soak(row, hands)
+                    status = status or bool(hands["active"] or hands["unsettled"])
                 rows.append(row)
     if len(rows) > 1:
         compare(rows)
