@@ -122,6 +122,23 @@ def bots_reply(table: Table | int, *, limit: int = 2000) -> int:
     raise AssertionError("the bots keep replying")
 
 
+def play_until_play_phase(table: Table | int, users: dict[int, User] | list[User]) -> Hand:
+    """The humans (``users`` by seat) take their 托管 choices through the service, deal after
+    deal, until the active hand reaches its play phase; returns that hand."""
+    hand = active_hand(table)
+    while hand_state(hand).phase != "play":
+        state = hand_state(hand)
+        seat = waiting_seats(state)[0]
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=users[seat],
+            action=client_action(state, seat),
+            expected_version=hand.version,
+        )
+        hand = active_hand(table)
+    return hand
+
+
 def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
     """Let the humans play (their 托管 choices, through the service) and the bots reply (the
     deadline runner) until no hand is active; returns the last hand."""

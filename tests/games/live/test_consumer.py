@@ -30,6 +30,7 @@ from tests.support.tables import (
     make_room,
     next_move,
     play_over_sockets,
+    play_until_play_phase,
     regions_differing,
     seated_table,
     table_version,
@@ -213,22 +214,6 @@ class TestFullHands:
         await _close([*sockets.values(), *watchers])
 
 
-def _to_play_phase(table_id, users):
-    """Bid through a classic3 deal (seat that starts bids 3) until the play phase."""
-    hand = active_hand(table_id)
-    while hand_state(hand).phase != "play":
-        state = hand_state(hand)
-        seat = waiting_seats(state)[0]
-        services.hand_submit_action(
-            hand_id=hand.pk,
-            user=users[seat],
-            action=client_action(state, seat),
-            expected_version=hand.version,
-        )
-        hand = active_hand(table_id)
-    return hand
-
-
 def _snapshot(table_id):
     hand = active_hand(table_id)
     return hand.pk, hand.version, hand.record, HandAction.objects.filter(hand=hand).count()
@@ -293,7 +278,7 @@ class TestBadFrames:
             assert await sock.quiet(), f"{sock.label} got a frame"
 
         # in play: cards not held, not a combination, does not beat
-        hand = await db(_to_play_phase)(table_id, users)
+        hand = await db(play_until_play_phase)(table_id, users)
         await drain(everyone)
         state = await db(hand_state)(hand)
         leader = sockets[state.turn]
@@ -323,7 +308,7 @@ class TestAutoplay:
     async def test_hand_over_and_take_back_control(self):
         table_id, users, watcher = await db(_setup)("classic3", 3)
         await db(services.hand_start)(table_id=table_id)
-        await db(_to_play_phase)(table_id, users)
+        await db(play_until_play_phase)(table_id, users)
         sockets, watchers = await _open(table_id, users, watcher)
         hand = await db(active_hand)(table_id)
         state = await db(hand_state)(hand)

@@ -20,6 +20,7 @@ from tests.support.tables import (
     client_action,
     make_player,
     make_room,
+    play_until_play_phase,
     seated_table,
 )
 
@@ -32,21 +33,6 @@ def _table(bid_seconds=15, turn_seconds=30, humans=3):
     table = seated_table(room, users)
     services.hand_start(table_id=table.pk)
     return table, users
-
-
-def _to_play(table, users):
-    hand = active_hand(table)
-    while hand_state(hand).phase != "play":
-        state = hand_state(hand)
-        seat = waiting_seats(state)[0]
-        hand = services.hand_submit_action(
-            hand_id=hand.pk,
-            user=users[seat],
-            action=client_action(state, seat),
-            expected_version=hand.version,
-        )
-        hand = active_hand(table)
-    return hand
 
 
 def _timeouts(hand):
@@ -73,7 +59,7 @@ class TestTimeouts:
 
     def test_a_play_timeout_hands_the_seat_to_autoplay_until_taken_back(self):
         table, users = _table(turn_seconds=30)
-        hand = _to_play(table, users)
+        hand = play_until_play_phase(table, users)
         seat = hand_state(hand).turn
         assert hand_apply_due_deadlines(now=hand.deadline_at + S) == 1
         hand = active_hand(table)
