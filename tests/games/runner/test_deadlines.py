@@ -99,7 +99,10 @@ class TestTimeouts:
 
 @pytest.mark.django_db
 class TestDisconnects:
-    def test_a_disconnected_awaited_player_is_taken_over_after_the_grace(self, settings):
+    @staticmethod
+    def _awaited_player_gone(settings):
+        """A classic3 table whose awaited bidder (120 s to bid) connected and left, with a
+        20 s grace: (table, users, hand, his seat, when he left)."""
         settings.DDZ_DISCONNECT_GRACE_SECONDS = 20
         table, users = _table(bid_seconds=120)
         hand = active_hand(table)
@@ -107,6 +110,10 @@ class TestDisconnects:
         services.seat_connect(table_id=table.pk, user=users[seat])
         services.seat_disconnect(table_id=table.pk, user=users[seat])
         gone = Seat.objects.get(table=table, index=seat).disconnected_at
+        return table, users, hand, seat, gone
+
+    def test_a_disconnected_awaited_player_is_taken_over_after_the_grace(self, settings):
+        _, _, hand, seat, gone = self._awaited_player_gone(settings)
         hand.refresh_from_db()
         assert hand.deadline_at == gone + 20 * S
         assert hand_apply_due_deadlines(now=gone + 19 * S) == 0
@@ -117,13 +124,7 @@ class TestDisconnects:
         assert log[1].source == "autoplay"  # its pending bid, played by 托管 at once
 
     def test_coming_back_within_the_grace_cancels_it(self, settings):
-        settings.DDZ_DISCONNECT_GRACE_SECONDS = 20
-        table, users = _table(bid_seconds=120)
-        hand = active_hand(table)
-        seat = waiting_seats(hand_state(hand))[0]
-        services.seat_connect(table_id=table.pk, user=users[seat])
-        services.seat_disconnect(table_id=table.pk, user=users[seat])
-        gone = Seat.objects.get(table=table, index=seat).disconnected_at
+        table, users, hand, seat, gone = self._awaited_player_gone(settings)
         services.seat_connect(table_id=table.pk, user=users[seat])
         hand.refresh_from_db()
         assert hand.deadline_at == hand.decision_started_at + 120 * S
