@@ -32,13 +32,11 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     days_raw = request.GET.get("days", "7")
     days = int(days_raw) if days_raw in ("7", "30") else None
     seasons = selectors.seasons_begun()
+    running = selectors.season_running()
     chosen = request.GET.get("season")
-    if chosen is None:
-        # the club's board of the moment: the season under way, if one is
-        season = selectors.season_running()
-    else:
-        # a season by its id; NO_SEASON (or anything else) lets the period apply
-        season = next((s for s in seasons if str(s.pk) == chosen), None)
+    # by default the club's board of the moment, the season under way (if one is); else a
+    # season by its id, and NO_SEASON (or anything else) lets the period apply
+    season = running if chosen is None else next((s for s in seasons if str(s.pk) == chosen), None)
     if board == "rating":
         variant = variant or next(iter(VARIANT_LABELS))  # ratings are per variant
         rows = selectors.leaderboard_rating(variant_key=variant, season=season)
@@ -62,7 +60,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "variants": [(key, label) for key, label in VARIANT_LABELS.items()],
         "seasons": seasons,
         "season": season,
-        "running": selectors.season_running(),
+        "running": running,
         "no_season": NO_SEASON,
         "active_days": settings.DDZ_RATING_ACTIVE_DAYS,
     }
