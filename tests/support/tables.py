@@ -122,12 +122,19 @@ def bots_reply(table: Table | int, *, limit: int = 2000) -> int:
     raise AssertionError("the bots keep replying")
 
 
-def play_until_play_phase(table: Table | int, users: dict[int, User] | list[User]) -> Hand:
+def play_until_play_phase(
+    table: Table | int, users: dict[int, User] | list[User], *, limit: int = 200
+) -> Hand | None:
     """The humans (``users`` by seat) take their 托管 choices through the service, deal after
-    deal, until the active hand reaches its play phase; returns that hand."""
-    hand = active_hand(table)
-    while hand_state(hand).phase != "play":
+    deal, until the active hand reaches its play phase; returns that hand, or None when the
+    hand ended before it (a new5 auto-win)."""
+    for _ in range(limit):
+        hand = active_hand(table)
+        if hand is None:
+            return None
         state = hand_state(hand)
+        if state.phase == "play":
+            return hand
         seat = waiting_seats(state)[0]
         services.hand_submit_action(
             hand_id=hand.pk,
@@ -135,8 +142,7 @@ def play_until_play_phase(table: Table | int, users: dict[int, User] | list[User
             action=client_action(state, seat),
             expected_version=hand.version,
         )
-        hand = active_hand(table)
-    return hand
+    raise AssertionError(f"no play phase after {limit} decisions")
 
 
 def play_to_end(table: Table, *, limit: int = 2000) -> Hand:

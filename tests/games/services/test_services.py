@@ -21,6 +21,7 @@ from tests.support.tables import (
     make_player,
     make_room,
     play_to_end,
+    play_until_play_phase,
     seated_table,
 )
 
@@ -468,20 +469,8 @@ class TestOddValues:
         table = seated_table(room, users)
         services.hand_start(table_id=table.pk)
         self._barrage(table, users)
-        for _ in range(200):  # on to the play phase, then again
-            hand = active_hand(table)
-            if hand is None:
-                return
-            state = hand_state(hand)
-            if state.phase == "play":
-                break
-            seat = waiting_seats(state)[0]
-            services.hand_submit_action(
-                hand_id=hand.pk,
-                user=users[seat],
-                action=client_action(state, seat),
-                expected_version=hand.version,
-            )
+        if play_until_play_phase(table, users) is None:  # on to the play phase, then again
+            return
         self._barrage(table, users)
 
 
