@@ -55,13 +55,22 @@ def _locked(event_id: int) -> Event:
     return event
 
 
+def _open_locked(event_id: int) -> Event:
+    """The event, locked; refused as over once it finished or was cancelled (a player's
+    register, withdraw, pause or resume then changes nothing)."""
+    event = _locked(event_id)
+    if event.status in (Event.Status.FINISHED, Event.Status.CANCELLED):
+        raise EventRefused(EventCode.OVER)
+    return event
+
+
 def event_register(*, event_id: int, user: User, now: datetime.datetime | None = None) -> Entry:
     """Enter ``user``: before the start, or during an arena until it stops forming tables. The
     fee is taken at once (refunded if the event is cancelled or he withdraws before it
     starts); in a running arena he joins the waiting pool."""
     now = now or timezone.now()
     with transaction.atomic():
-        event = _locked(event_id)
+        event = _open_locked(event_id)
         if not event.is_open:
             raise EventRefused(EventCode.CLOSED)
         if not hooks.user_may_sit(user=user):
@@ -105,12 +114,10 @@ def event_withdraw(*, event_id: int, user: User, actor: User | None = None) -> E
     his fee is refunded; once it runs it stays in the pool and he leaves the standings (a hand
     he is playing is played out)."""
     with transaction.atomic():
-        event = _locked(event_id)
+        event = _open_locked(event_id)
         entry = Entry.objects.filter(event=event, user=user, active=True).first()
         if entry is None:
             raise EventRefused(EventCode.NOT_ENTERED)
-        if event.status in (Event.Status.FINISHED, Event.Status.CANCELLED):
-            raise EventRefused(EventCode.OVER)
         refund = entry.fee_paid if event.status == Event.Status.SCHEDULED else 0
         if refund:
             _refund(event, entry, refund)
@@ -139,7 +146,7 @@ def entry_pause(
     """Arena: leave the waiting pool (a hand being played is finished first) or come back."""
     now = now or timezone.now()
     with transaction.atomic():
-        event = _locked(event_id)
+        event = _open_locked(event_id)
         if event.format != Format.ARENA:
             raise EventRefused(EventCode.NOT_ARENA)
         entry = Entry.objects.filter(event=event, user=user, active=True).first()
