@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from fractions import Fraction
 
-from competitions.grouping import PlayerId, even_sizes, group_by_rank
+from competitions.grouping import PlayerId, even_sizes, group_fewest_repeats
 
 MIN_TABLES = 2  # a section needs at least two tables to compare anything
 
@@ -86,8 +86,9 @@ def seat_round(
     """The tables of a round from the players ranked best first. With bots: at least two
     tables, the players spread evenly and bots on the free seats. Without: as many full tables
     as there are players for, the others sitting this round out (who sat out least, lowest
-    ranked first). Tables group nearest ranks, avoiding earlier tablemates where possible
-    (``group_by_rank``); table ``k`` rotates its seats by ``k`` so that no rank keeps one seat."""
+    ranked first). Tables repeat as few pairs of earlier tablemates as any seating can, then
+    group the nearest ranks (``group_fewest_repeats``); table ``k`` rotates its seats by ``k``
+    so that no rank keeps one seat."""
     players = len(ranked)
     count = max(MIN_TABLES, math.ceil(players / seats)) if bots else players // seats
     if count < MIN_TABLES or players < (MIN_TABLES if bots else MIN_TABLES * seats):
@@ -101,7 +102,7 @@ def seat_round(
         out = sorted(ranked, key=lambda p: (sat_out.get(p, 0), -order[p]))[:spare]
         playing = [p for p in ranked if p not in out]
     sizes = even_sizes(len(playing), count)
-    groups = group_by_rank(playing, sizes, avoid=avoid)
+    groups = group_fewest_repeats(playing, sizes, avoid=avoid)
     tables = []
     for k, group in enumerate(groups):
         row: list[PlayerId | None] = [*group, *([None] * (seats - len(group)))]
