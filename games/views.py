@@ -27,7 +27,7 @@ from games import services as game_services
 from games.engine.cards import format_cards
 from games.engine.dealing import deal as engine_deal
 from games.engine.dealing import seed_commitment
-from games.engine.record import public_marks, replay
+from games.engine.record import actions_seen_by, replay
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
 from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
@@ -340,12 +340,12 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     audience = _hand_audience(request, hand)
     record = hand.record
     actions = list(record.get("actions") or [])
-    # the steps its audience may count: during play, a seat's own actions and those the
-    # table saw (another seat's decision inside a sealed step would tell who was asked)
-    shown = list(range(len(actions)))
+    # the steps as its audience may know them: the whole record once the hand is over; during
+    # play what the seat's table showed him (the engine's actions_seen_by)
+    seen = list(enumerate(actions))
     if audience != "all":
-        marks = public_marks(record)
-        shown = [i for i in shown if marks[i] or actions[i]["seat"] == audience]
+        seen = actions_seen_by(record, int(audience))
+    shown = [index for index, _action in seen]
     total = len(shown)
     try:
         step = int(request.GET.get("step", total))
@@ -382,8 +382,8 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     # the replay shows the table, never live controls
     ctx.update({"my_turn": False, "can_play": False, "can_pass": False, "choices": []})
     steps = [
-        {"n": n, "text": _action_text(actions[i], names), "current": n == step}
-        for n, i in enumerate(shown, start=1)
+        {"n": n, "text": _action_text(action, names), "current": n == step}
+        for n, (_index, action) in enumerate(seen, start=1)
     ]
     ctx.update(
         {

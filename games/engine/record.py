@@ -21,10 +21,18 @@ from games.engine.beans import RoomStakes
 from games.engine.dealing import Deal
 from games.engine.errors import EngineError
 from games.engine.hand import apply, start_hand, summary
-from games.engine.state import Action, HandState
+from games.engine.state import CALL, PARTNER, Action, HandState
 from games.engine.variants import find_variant
+from games.engine.views import view_for
 
-__all__ = ["ReplayError", "hand_record", "public_marks", "replay", "replay_summary"]
+__all__ = [
+    "ReplayError",
+    "actions_seen_by",
+    "hand_record",
+    "public_marks",
+    "replay",
+    "replay_summary",
+]
 
 _ROOM_KEYS = ("base_score", "coefficient", "house_take", "rake_percent")
 
@@ -103,6 +111,27 @@ def public_marks(record: Mapping[str, Any]) -> list[bool]:
         marks.append(after.public_version != state.public_version)
         state = after
     return marks
+
+
+# the acts whose value the table may show otherwise than it is (暗独打 looks like 叫朋友 until it
+# shows): the key of a seat's view that says what the value looks like to him
+VALUE_SHOWN_BY = {PARTNER: "partner_mode", CALL: "marked_card"}
+
+
+def actions_seen_by(record: Mapping[str, Any], seat: int) -> list[tuple[int, dict[str, Any]]]:
+    """The actions of a hand in play as ``seat`` may know them now: (index in the record, the
+    action's JSON) for each action the table saw and each of his own (another seat's decision
+    inside a sealed step would tell who was asked), every value as his view of the hand as it
+    stands shows it (``VALUE_SHOWN_BY``), so a replay says what his table said."""
+    view = view_for(replay(record), seat)
+    actions = record.get("actions") or []
+    return [
+        (index, {**data, "value": view.get(VALUE_SHOWN_BY[data["act"]])})
+        if data["act"] in VALUE_SHOWN_BY
+        else (index, data)
+        for index, (data, public) in enumerate(zip(actions, public_marks(record), strict=True))
+        if public or data["seat"] == seat
+    ]
 
 
 def replay_summary(record: Mapping[str, Any]) -> dict[str, Any]:

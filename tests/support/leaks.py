@@ -1,20 +1,36 @@
-"""What a frame may show its audience: the cards (and landlord-side marks) the audience's own
-view holds, nothing more (docs/rules.md §2.6)."""
+"""What a frame or a page may show its audience: the cards (and landlord-side marks) the
+audience's own view holds, and a hidden solo named only to whom his view names it (暗独打 looks
+like 叫朋友 until it shows), nothing more (docs/rules.md §2.6)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
+from django.utils import translation
+
+from games.engine.state import HIDDEN_SOLO
 from games.engine.views import public_view, view_for
 from games.models import Hand
 from games.reads.selectors import hand_state
+from games.screen.labels import PARTNER_LABELS
 
 # a card identity in §8.1 suited notation, not part of a longer word (hex seeds, class names)
 CARD = re.compile(r"(?<![A-Za-z0-9_])([3-9TJQKA2][shcd]|SJ|BJ)(?![A-Za-z0-9_])")
 LORD_SEAT = re.compile(r'<section class="seat[^"]*\blord\b')
 # the regions a public frame may carry for spectators only (a seat's are its own)
 PRIVATE_REGIONS = ("table-frame", "table-hand", "table-controls", "table-result", "table-club")
+
+
+@functools.cache
+def hidden_solo_words() -> frozenset[str]:
+    """The name of 暗独打 in every language of the club."""
+    words = set()
+    for language in ("en", "zh-hans", "zh-hant"):
+        with translation.override(language):
+            words.add(str(PARTNER_LABELS[HIDDEN_SOLO]))
+    return frozenset(words)
 
 
 def cards_in(text: str) -> set[str]:
@@ -43,3 +59,9 @@ def check_frame(label: str, html: str, view: dict) -> None:
     known_side = len((view.get("teams") or {}).get("landlord") or [])
     marked = len(LORD_SEAT.findall(html))
     assert marked <= known_side, f"{label}: {marked} seats marked landlord side, knows {known_side}"
+    offered = any(c.get("value") == HIDDEN_SOLO for c in view.get("choices") or [])
+    if not view["finished"] and view.get("partner_mode") != HIDDEN_SOLO and not offered:
+        named = [w for w in hidden_solo_words() if w in html]
+        assert not named, (
+            f"{label} names the hidden solo ({named}), his view says {view.get('partner_mode')}"
+        )
