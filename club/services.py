@@ -37,6 +37,7 @@ from club.phrases import phrase_text
 from club.skill import Game, Shape, Skill
 from ddz_site.addresses import client_address
 from games.table.errors import ActionRejected, ErrorCode
+from games.table.hooks import hooks
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,12 @@ class ChatRefused(ActionRejected):
 def hand_finished_record(*, hand: Any) -> None:
     """What the club keeps of a finished hand, written in the transaction that finishes it
     (club.signals): the outcome rows, the season standings and the skill rating. Once per
-    hand: a second call finds the outcome rows and writes nothing."""
+    hand: a second call finds the outcome rows and writes nothing. Nothing while an app hides
+    the hand from its readers (games.hooks ``hidden_hands``: a duplicate board still in play
+    at another table), since profiles, leaderboards and ratings would tell its result: the app
+    calls this again when the hand opens."""
+    if hooks.hidden_hands(hand_ids=[hand.pk], user=None):
+        return
     season = selectors.season_running(now=hand.finished_at)
     outcomes = hand_outcomes_record(hand=hand, season=season)
     if not outcomes:
@@ -119,8 +125,10 @@ def hand_outcomes_backfill() -> int:
     from games.models import Hand
 
     done = HandOutcome.objects.values("hand_id")
+    waiting = Hand.objects.filter(status="finished").exclude(pk__in=done)
+    hidden = hooks.hidden_hands(hand_ids=waiting.values_list("pk", flat=True), user=None)
     count = 0
-    for hand in Hand.objects.filter(status="finished").exclude(pk__in=done).iterator():
+    for hand in waiting.exclude(pk__in=hidden).iterator():
         # counted in no season: a season's standings are what its live hands moved
         count += 1 if hand_outcomes_record(hand=hand) else 0
     return count
@@ -481,7 +489,8 @@ def _hands_for_rating(hand_ids: Sequence[int]) -> list[Any]:
 
 def _rated_hands_append(*, variant_key: str) -> int:
     """Number the rateable finished hands of the variant that have no place in the sequence
-    yet (played before ratings existed), in the order they finished."""
+    yet (played before ratings existed), in the order they finished; not a hidden one (its
+    place is taken when it opens, as the live update does)."""
     from games.models import Hand
 
     waiting = list(
@@ -489,6 +498,8 @@ def _rated_hands_append(*, variant_key: str) -> int:
         .order_by("finished_at", "pk")
         .values_list("pk", "finished_at")
     )
+    hidden = hooks.hidden_hands(hand_ids=[pk for pk, _ in waiting], user=None)
+    waiting = [(pk, finished) for pk, finished in waiting if pk not in hidden]
     games = selectors.rated_games(hands=_hands_for_rating([pk for pk, _ in waiting]))
     rows = [
         RatedHand(hand_id=pk, variant_key=variant_key, finished_at=finished or timezone.now())

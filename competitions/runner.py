@@ -404,3 +404,4 @@ def _board_score(event: Event, board: Board, games: list[Game]) -> None:
         Game.objects.filter(pk=game.pk).update(counted=True)
     board.scored = True
     board.save(update_fields=["scored"])
+    services.board_hands_open(hands=[g.hand for g in games])

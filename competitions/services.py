@@ -11,6 +11,7 @@ call settles nothing more.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
@@ -18,9 +19,11 @@ from django.utils import timezone
 
 from accounts.models import BeanEntry, User
 from accounts.services import InsufficientBeans, beans_event_move
+from club.services import hand_finished_record
 from competitions import broadcast, prizes, selectors
 from competitions.errors import EventCode, EventRefused
 from competitions.models import Entry, Event, Format, Schedule, Settlement
+from games.models import Hand
 from games.table.hooks import hooks
 from games.table.wake import wake
 
@@ -192,6 +195,7 @@ def cancel_locked(event: Event, *, reason: str, now: datetime.datetime) -> None:
     event.cancel_reason = reason[:200]
     event.finished_at = now
     event.save(update_fields=["status", "cancel_reason", "finished_at"])
+    _boards_left_open(event)
     broadcast.event_changed_on_commit(event.pk, everyone=True)
 
 
@@ -215,7 +219,27 @@ def finish_locked(event: Event, *, now: datetime.datetime) -> None:
     event.status = Event.Status.FINISHED
     event.finished_at = now
     event.save(update_fields=["status", "finished_at"])
+    _boards_left_open(event)
     broadcast.event_changed_on_commit(event.pk, everyone=True)
+
+
+def board_hands_open(*, hands: Iterable[Hand]) -> None:
+    """(inside the event lock, once its boards open) A duplicate board's hands are hidden while
+    any table plays it, and the club keeps nothing of them meanwhile (outcomes, standings,
+    ratings: ``club.services.hand_finished_record`` skips a hidden hand); when the board opens
+    (every table played it, or the event is over) the club records its finished hands, in the
+    order they finished. So the rating sequence numbers them after every hand rated before the
+    board opened, and ``rating_recompute``, which replays that sequence, gives the same."""
+    finished = [h for h in hands if h.status == Hand.Status.FINISHED]
+    for hand in sorted(finished, key=lambda h: (h.finished_at or timezone.now(), h.pk)):
+        hand_finished_record(hand=hand)
+
+
+def _boards_left_open(event: Event) -> None:
+    """The event is over: the boards some table had not finished open too."""
+    board_hands_open(
+        hands=Hand.objects.filter(event_game__event=event, event_game__board__scored=False)
+    )
 
 
 def _settle(event: Event, *, ranked: list[Entry] | None = None, refund_all: bool) -> None:
