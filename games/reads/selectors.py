@@ -294,15 +294,19 @@ def user_recent_tablemates(*, user: Any, hands: int = 5) -> set[int]:
 
 def user_hand_rows(*, user: Any) -> QuerySet[HandPlayer]:
     """The user's seat in each of his hands, newest first: one row per hand, its last deal
-    (a classic3 deal everyone passed is dealt again as the same hand, ``Hand.redeal``)."""
+    (a classic3 deal everyone passed is dealt again as the same hand, ``Hand.redeal``); not a
+    hand a hook hides from him (an event's: only managed tables' hands may be hidden)."""
     dealt_again = Hand.objects.filter(
         table=OuterRef("hand__table"),
         number=OuterRef("hand__number"),
         redeal__gt=OuterRef("hand__redeal"),
     )
+    rows = HandPlayer.objects.filter(user=user)
+    managed = rows.filter(hand__table__managed=True).values_list("hand_id", flat=True)
+    hidden = hooks.hidden_hands(hand_ids=list(managed), user=user)
     return (
-        HandPlayer.objects.filter(user=user)
-        .exclude(Exists(dealt_again))
+        rows.exclude(Exists(dealt_again))
+        .exclude(hand_id__in=hidden)
         .select_related("hand__table__room")
         .order_by("-hand__created_at", "-hand_id")
     )

@@ -15,6 +15,7 @@ import random
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from club.models import HandOutcome, RatedHand, Rating, RatingChange
@@ -54,7 +55,8 @@ def test_a_hidden_boards_hands_count_only_when_it_opens(client, append_only_trig
     event, (first, second) = _duplicate_started()
     reader = next(u for u in users_by_seat(second.table).values())
     client.force_login(reader)
-    names = [u.username for u in users_by_seat(first.table).values()]
+    players = list(users_by_seat(first.table).values())
+    names = [u.username for u in players]
 
     def pages() -> dict[str, str]:
         urls = [reverse("player_profile", args=[n]) for n in names]
@@ -74,6 +76,12 @@ def test_a_hidden_boards_hands_count_only_when_it_opens(client, append_only_trig
     assert not HandOutcome.objects.filter(hand=hand).exists()
     assert not RatedHand.objects.exists() and _rating_facts("classic3") == ratings
     assert pages() == before
+    # nor in his own hand list, whose replay link would not open
+    own = Client()
+    own.force_login(players[0])
+    assert (
+        reverse("hand_detail", args=[hand.pk]) not in own.get(reverse("hand_list")).content.decode()
+    )
     assert reverse("hand_detail", args=[hand.pk]) not in "".join(pages().values())
     # the other table finishes: the board opens, both hands count, in the order they ended
     play_to_end(second.table)
@@ -83,6 +91,7 @@ def test_a_hidden_boards_hands_count_only_when_it_opens(client, append_only_trig
     assert rated == [first.hand_id, second.hand_id]
     assert HandOutcome.objects.filter(hand_id__in=rated).count() == 6
     after = pages()
+    assert reverse("hand_detail", args=[hand.pk]) in own.get(reverse("hand_list")).content.decode()
     assert after != before
     profile = after[reverse("player_profile", args=[names[0]])]
     assert reverse("hand_detail", args=[hand.pk]) in profile
