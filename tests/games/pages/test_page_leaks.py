@@ -20,7 +20,7 @@ from games.reads.selectors import hand_state
 from tests.support import page_leaks
 from tests.support.tables import make_player, make_room
 
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+pytestmark = pytest.mark.django_db
 
 VARIANTS = ["classic3", "qq5", "new5", "fenzhou5"]
 
@@ -55,17 +55,50 @@ def _seed_for(variant_key: str) -> str:
     raise AssertionError("no seed offers 暗独打")
 
 
-@pytest.mark.parametrize("variant_key", VARIANTS)
-def test_no_page_tells_a_reader_more_than_his_view(variant_key, monkeypatch, append_only_triggers):
+def _club_table(variant_key: str, monkeypatch) -> tuple[list, object]:
+    """A club table of ``variant_key`` whose first hand is dealt from ``_seed_for``'s seed."""
     seed = _seed_for(variant_key)
     monkeypatch.setattr("games.services.hands.new_seed", lambda: seed)
-    room = make_room(variant_key)
-    seats = find_variant(variant_key).seats
-    players = [make_player(f"{variant_key}-p{i}") for i in range(seats)]
-    table = services.table_create(room=room)
+    players = [make_player(f"{variant_key}-p{i}") for i in range(find_variant(variant_key).seats)]
+    table = services.table_create(room=make_room(variant_key))
     for user in players:
         services.table_join(table_id=table.pk, user=user)
     services.hand_start(table_id=table.pk, user=players[0])
+    return players, table
+
+
+def test_a_live_replay_names_暗独打_only_to_the_landlord(monkeypatch, append_only_triggers):
+    """The farmers' replay of a new5 hand in play names the landlord's 暗独打 as the table does,
+    叫朋友; the landlord's names it (issue #35)."""
+    players, table = _club_table("new5", monkeypatch)
+    rng = random.Random(_seed_for("new5"))
+    hand = Hand.objects.get(table=table)
+    while hand_state(hand).partner_mode is None:
+        state = hand_state(hand)
+        waiting = waiting_seats(state)
+        assert waiting, "the driver plays no sealed step before the partner choice here"
+        services.hand_submit_action(
+            hand_id=hand.pk,
+            user=players[waiting[0]],
+            action=page_leaks.seeded_choice(state, waiting[0], rng),
+            expected_version=hand.version,
+        )
+        hand.refresh_from_db()
+    state = hand_state(hand)
+    assert state.partner_mode == HIDDEN_SOLO and not state.revealed
+    for seat, user in enumerate(players):
+        who = page_leaks.reader(f"seat{seat}", user, seat)
+        for url, headers in page_leaks.hand_urls(hand)[2:4]:
+            _status, html = page_leaks.fetch(who, url, headers)
+            said = "Hidden solo" if seat == state.landlord else "Call a friend"
+            assert said in html and ("Hidden solo" in html) == (seat == state.landlord), url
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant_key", VARIANTS)
+def test_no_page_tells_a_reader_more_than_his_view(variant_key, monkeypatch, append_only_triggers):
+    players, table = _club_table(variant_key, monkeypatch)
+    seed = _seed_for(variant_key)
     readers = [page_leaks.reader(f"seat{i}", u, i) for i, u in enumerate(players)]
     readers.append(page_leaks.reader("spectator", make_player(f"{variant_key}-watcher")))
     names = [p.username for p in players]
