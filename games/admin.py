@@ -120,6 +120,9 @@ class RoomAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     readonly_fields = ["created_at", "min_balance_shown"]
 
+    class Media:
+        js = ["ddz_admin/when.js"]
+
     def get_fieldsets(self, request: HttpRequest, obj: Room | None = None) -> Any:
         options = [
             (
@@ -127,8 +130,8 @@ class RoomAdmin(admin.ModelAdmin):
                 {
                     "fields": fields,
                     "description": _("Used when the room's variant is this one."),
-                    # only the room's own variant open; every variant open on a new room
-                    "classes": ["collapse"] if obj is not None and obj.variant != v else [],
+                    # shown only while the variant select holds v (static/ddz_admin/when.js)
+                    "classes": [f"when-variant-{v}"],
                 },
             )
             for v, fields in ROOM_OPTION_FIELDS.items()
