@@ -16,8 +16,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from competitions import prizes
 
@@ -338,4 +338,4 @@ class Settlement(models.Model):
         verbose_name_plural = _("settlements")
 
     def __str__(self) -> str:
-        return f"settlement of {self.event}"
+        return gettext("Settlement of %(event)s") % {"event": self.event}
