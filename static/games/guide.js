@@ -1,6 +1,7 @@
 /* The first-hand guide (templates/club/guide.html): one coach mark at a time, the box placed
    beside the part of the table it explains (centred when that part is not on screen now).
-   It opens by itself once per account: the server is told when it has been shown. */
+   It opens by itself once per account, when his first hand is dealt: the server is told when
+   it has been shown. */
 (function () {
   "use strict";
   var guide, steps, index = 0, spot = null;
@@ -86,9 +87,16 @@
     document.addEventListener("click", function (event) {
       if (event.target.closest("[data-guide-open]")) open();
     });
-    if (guide.dataset.auto === "1") {
+    if (guide.dataset.auto !== "1") return;
+    // the first hand: the guide opens once the player's cards are on the table (a push)
+    var dealt = function () {
+      if (!document.querySelector("#table-hand .hc")) return false;
       open();
       markSeen();
-    }
+      return true;
+    };
+    if (dealt()) return;
+    var watch = new MutationObserver(function () { if (dealt()) watch.disconnect(); });
+    watch.observe(document.body, { childList: true, subtree: true });
   });
 })();

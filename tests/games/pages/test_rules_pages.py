@@ -66,7 +66,7 @@ def test_a_rooms_rule_options_are_shown_with_the_ones_it_changed(client) -> None
     body = client.get(f"{url}?room={room.pk}", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     rows = dict(re.findall(r'<tr data-option="(\w+)"( class="changed")?', body))
     assert set(rows) == set(VARIANTS["fenzhou5"].option_choices)
-    assert rows == {name: (" class=\"changed\"" if name == "fenzhou_nuke" else "") for name in rows}
+    assert rows == {name: (' class="changed"' if name == "fenzhou_nuke" else "") for name in rows}
     assert "big and small jokers" in body and room.name in body
     # without a room: the defaults only, no room column
     plain = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
