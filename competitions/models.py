@@ -227,7 +227,9 @@ class Event(EventSettings):
 class Entry(models.Model):
     """One entrant; his standing is a cache of his scored games (a recount gives the same)."""
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries")
+    event = models.ForeignKey(
+        Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="entries"
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("player"),

@@ -30,6 +30,7 @@ def test_rules_from_the_lobby_and_the_table_and_the_guide_once(browser, server):
     with page.expect_response(lambda r: "guide-seen" in r.url and r.status == 204):
         fill_and_deal(page)
         page.wait_for_selector("#table-guide:not([hidden])")
+    page.wait_for_selector("#table-unrated")  # bots are seated: the hand is not rated
     steps = page.locator("#table-guide .guide-steps li").count()
     for _step in range(steps):
         page.click("#table-guide [data-guide='next']")

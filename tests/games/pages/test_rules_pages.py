@@ -132,3 +132,13 @@ def test_the_provisional_rating_is_explained(client) -> None:
     url = reverse("table", args=[table.pk])
     page = html.unescape(client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode())
     assert 'class="rating provisional" title="Skill rating, provisional (“?”)' in page
+
+
+def test_the_emotes_are_named_in_the_readers_language(client) -> None:
+    table = services.table_create(room=make_room("classic3"))
+    client.force_login(make_player())
+    url = reverse("table", args=[table.pk])
+    for language, smile in (("zh-hans", "微笑"), ("zh-hant", "微笑"), ("en", "Smile")):
+        body = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        assert f'class="btn sm ghost emote" aria-label="{smile}"' in body, language
+        assert 'aria-label="smile"' not in body
