@@ -93,6 +93,8 @@ class PlayerSettings(models.Model):
         help_text=_("Pass by yourself when you cannot beat the cards on the table."),
     )
     language = models.CharField(_("language"), max_length=16, blank=True, default="")
+    # the first-hand guide (static/games/guide.js) opens by itself until the player closes it
+    guide_seen = models.BooleanField(_("guide seen"), default=False)
 
     class Meta:
         verbose_name = _("player settings")

@@ -22,6 +22,17 @@ EMOTES: dict[str, str] = {
     "shock": "😱",
     "kiss": "😘",
 }
+# What a screen reader says for each emote (its button's label).
+EMOTE_LABELS: dict[str, object] = {
+    "smile": _("Smile"),
+    "laugh": _("Laugh"),
+    "cool": _("Cool"),
+    "cry": _("Cry"),
+    "angry": _("Angry"),
+    "wink": _("Wink"),
+    "shock": _("Shocked"),
+    "kiss": _("Kiss"),
+}
 
 
 def phrase_text(key: str) -> str | None:

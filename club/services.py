@@ -317,6 +317,14 @@ def player_settings_update(*, user: User, **fields: Any) -> PlayerSettings:
     return prefs
 
 
+def player_guide_seen(*, user: User) -> None:
+    """The player closed the table's guide: it no longer opens by itself."""
+    prefs = player_settings_get(user=user)
+    if not prefs.guide_seen:
+        prefs.guide_seen = True
+        prefs.save()
+
+
 def player_language_settle(*, user: User, cookie: str | None, accept_language: str) -> str:
     """The language a player's table sockets and pushes use: his stored one, else what his
     browser asks for (language cookie, then Accept-Language), which is then stored so the

@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from accounts.selectors import title_progress
@@ -112,3 +113,11 @@ def player_settings(request: HttpRequest) -> HttpResponse:
     else:
         form = PlayerSettingsForm(instance=prefs)
     return render(request, "club/settings.html", {"form": form})
+
+
+@login_required
+@require_POST
+def player_guide_seen(request: HttpRequest) -> HttpResponse:
+    """The table's guide was closed: it opens by itself no more (the "?" button still opens it)."""
+    services.player_guide_seen(user=request.user)
+    return HttpResponse(status=204)

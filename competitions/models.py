@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from competitions import prizes
@@ -102,17 +103,23 @@ class EventSettings(models.Model):
             raise ValidationError({"prize_bands": str(error)}) from error
         if self.max_entrants is not None and self.max_entrants < self.min_entrants:
             raise ValidationError({"max_entrants": _("At least the minimum.")})
-        if self.room_id is not None:
-            from games.engine.variants import find_variant
+        needed = self.fewest_entrants()
+        if needed is not None and self.min_entrants < needed:
+            raise ValidationError(
+                {"min_entrants": _("At least %(n)s for this room and format.") % {"n": needed}}
+            )
 
-            seats = find_variant(self.room.variant).seats
-            needed = 2 if self.allow_bots else seats
-            if self.format == Format.DUPLICATE:
-                needed = 2 if self.allow_bots else 2 * seats
-            if self.min_entrants < needed:
-                raise ValidationError(
-                    {"min_entrants": _("At least %(n)s for this room and format.") % {"n": needed}}
-                )
+    def fewest_entrants(self) -> int | None:
+        """The smallest minimum of entrants the room and format allow (None: no room yet):
+        with bots two players; else one full table, two for duplicate's comparison."""
+        if self.room_id is None:
+            return None
+        from games.engine.variants import find_variant
+
+        if self.allow_bots:
+            return 2
+        seats = find_variant(self.room.variant).seats
+        return 2 * seats if self.format == Format.DUPLICATE else seats
 
 
 class Schedule(EventSettings):
@@ -155,7 +162,7 @@ class Event(EventSettings):
     class Status(models.TextChoices):
         SCHEDULED = "scheduled", _("Registration open")
         RUNNING = "running", _("Running")
-        FINISHED = "finished", _("Finished")
+        FINISHED = "finished", pgettext_lazy("events", "Finished")
         CANCELLED = "cancelled", _("Cancelled")
 
     starts_at = models.DateTimeField(_("starts"), db_index=True)
@@ -220,9 +227,14 @@ class Event(EventSettings):
 class Entry(models.Model):
     """One entrant; his standing is a cache of his scored games (a recount gives the same)."""
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries")
+    event = models.ForeignKey(
+        Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="entries"
+    )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="event_entries"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="event_entries",
     )
     active = models.BooleanField(_("registered"), default=True)  # False: withdrawn or removed
     removed_by = models.ForeignKey(
@@ -233,7 +245,8 @@ class Entry(models.Model):
         related_name="+",
     )
     paused = models.BooleanField(_("paused"), default=False)
-    fee_paid = models.PositiveBigIntegerField(default=0)  # held by the house until the end
+    # held by the house until the end
+    fee_paid = models.PositiveBigIntegerField(_("fee paid"), default=0)
     # the arena pool: since when he waits (None: at a table, paused or before the start)
     waiting_since = models.DateTimeField(null=True, blank=True)
     last_mates = models.JSONField(default=list, blank=True)
@@ -242,7 +255,7 @@ class Entry(models.Model):
     played = models.PositiveIntegerField(_("hands"), default=0)
     streak = models.PositiveIntegerField(default=0)
     # duplicate: matchpoints (as a fraction's text) and the most he could have had
-    matchpoints = models.CharField(max_length=32, default="0")
+    matchpoints = models.CharField(_("matchpoints"), max_length=32, default="0")
     matchpoints_top = models.CharField(max_length=32, default="0")
     sat_out = models.PositiveSmallIntegerField(default=0)
     rank = models.PositiveIntegerField(_("rank"), null=True, blank=True)
@@ -250,8 +263,8 @@ class Entry(models.Model):
     joined_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        verbose_name = _("entrant")
-        verbose_name_plural = _("entrants")
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
         ordering = ["event", "rank", "joined_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["event", "user"], name="entry_once_per_event"),
@@ -313,12 +326,18 @@ class Settlement(models.Model):
     """The one settlement of an event's fees (prizes and the house's cut, or refunds): its
     unique event makes settling exactly-once, checked under the event's row lock."""
 
-    event = models.OneToOneField(Event, on_delete=models.PROTECT, related_name="settlement")
-    fees = models.BigIntegerField()
-    house = models.BigIntegerField()  # the cut the house keeps
-    refunded = models.BigIntegerField(default=0)
-    prizes = models.JSONField(default=dict)  # user id -> beans
-    created_at = models.DateTimeField(default=timezone.now)
+    event = models.OneToOneField(
+        Event, verbose_name=_("event"), on_delete=models.PROTECT, related_name="settlement"
+    )
+    fees = models.BigIntegerField(_("fees"))
+    house = models.BigIntegerField(_("house's cut"))
+    refunded = models.BigIntegerField(_("refunded"), default=0)
+    prizes = models.JSONField(_("prizes"), default=dict)  # user id -> beans
+    created_at = models.DateTimeField(_("settled"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("settlement")
+        verbose_name_plural = _("settlements")
 
     def __str__(self) -> str:
-        return f"settlement of {self.event}"
+        return gettext("Settlement of %(event)s") % {"event": self.event}

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
 
 from competitions import pages, selectors, services
@@ -24,7 +25,7 @@ def event_list(request: HttpRequest) -> HttpResponse:
     sections = [
         (_("Running"), lists["running"]),
         (_("Upcoming"), lists["upcoming"]),
-        (_("Finished"), lists["finished"]),
+        (pgettext("events", "Finished"), lists["finished"]),
     ]
     return render(request, "competitions/event_list.html", {"sections": sections})
 

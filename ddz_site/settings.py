@@ -185,6 +185,9 @@ ACCOUNT_RATE_LIMITS = {
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 
+# The club's name in the admin's header and title; empty: "Dou Dizhu Club" in the reader's language.
+DDZ_CLUB_NAME = os.environ.get("DDZ_CLUB_NAME", "")
+
 # Table sockets: per-socket flood guard (games/live/consumers.py), frames in a burst and per second.
 DDZ_WS_RATE_BURST = env_int("DDZ_WS_RATE_BURST", 30)
 DDZ_WS_RATE_PER_SECOND = env_int("DDZ_WS_RATE_PER_SECOND", 10)

@@ -1,10 +1,22 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
+from django.utils.translation import gettext
+
+
+def club_name() -> str:
+    """The club's name (DDZ_CLUB_NAME), else the translated default."""
+    return settings.DDZ_CLUB_NAME or gettext("Dou Dizhu Club")
+
+
+# read per request, so each reader gets the default in his own language
+admin.site.site_header = admin.site.site_title = lazy(club_name, str)()
 
 
 def favicon(request: HttpRequest) -> HttpResponse:

@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import lazy
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -68,24 +69,40 @@ class RoomAdminForm(forms.ModelForm):
         return data
 
 
+def _default_choice(value: Any) -> str:
+    return gettext("default: %(value)s") % {"value": value_label(value)}
+
+
+def _host_label(name: str) -> str:
+    return gettext("A private table's host may change “%(option)s”") % {
+        "option": option_label(name)
+    }
+
+
+# The form's fields are made once, at import: their words are read in each request's language.
+_lazy_default_choice = lazy(_default_choice, str)
+_lazy_host_label = lazy(_host_label, str)
+_lazy_option_label = lazy(option_label, str)
+_lazy_value_label = lazy(value_label, str)
+
+
 def _room_option_fields() -> dict[str, list[str]]:
     """variant -> the names of its option fields, and their fields added to the form."""
     out: dict[str, list[str]] = {}
     for variant, cls in VARIANTS.items():
         for name, values in cls.option_choices.items():
             default = values[0]
-            choices = [("", _("default: %(value)s") % {"value": value_label(default)})]
-            choices += [(json.dumps(v), value_label(v)) for v in values]
+            choices = [("", _lazy_default_choice(default))]
+            choices += [(json.dumps(v), _lazy_value_label(v)) for v in values]
             fields = {
                 _option_field(variant, name): forms.ChoiceField(
-                    label=option_label(name),
+                    label=_lazy_option_label(name),
                     choices=choices,
                     required=False,
                     help_text=OPTION_HELP.get(name, ""),
                 ),
                 _host_field(variant, name): forms.BooleanField(
-                    label=_("A private table's host may change “%(option)s”")
-                    % {"option": option_label(name)},
+                    label=_lazy_host_label(name),
                     required=False,
                 ),
             }
@@ -120,6 +137,9 @@ class RoomAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     readonly_fields = ["created_at", "min_balance_shown"]
 
+    class Media:
+        js = ["ddz_admin/when.js"]
+
     def get_fieldsets(self, request: HttpRequest, obj: Room | None = None) -> Any:
         options = [
             (
@@ -127,8 +147,8 @@ class RoomAdmin(admin.ModelAdmin):
                 {
                     "fields": fields,
                     "description": _("Used when the room's variant is this one."),
-                    # only the room's own variant open; every variant open on a new room
-                    "classes": ["collapse"] if obj is not None and obj.variant != v else [],
+                    # shown only while the variant select holds v (static/ddz_admin/when.js)
+                    "classes": [f"when-variant-{v}"],
                 },
             )
             for v, fields in ROOM_OPTION_FIELDS.items()

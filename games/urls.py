@@ -6,6 +6,8 @@ from games import views
 
 urlpatterns = [
     path("", views.lobby, name="lobby"),
+    path("rules/", views.rules_index, name="rules_index"),
+    path("rules/<str:variant>/", views.rules_page, name="rules"),
     path("rooms/<int:room_id>/quick-join/", views.room_quick_join, name="room_quick_join"),
     path("table/<int:table_id>/", views.table_page, name="table"),
     path("table/<int:table_id>/regions/", views.table_regions, name="table_regions"),

@@ -28,14 +28,14 @@ from games.engine.cards import format_cards
 from games.engine.dealing import deal as engine_deal
 from games.engine.dealing import seed_commitment
 from games.engine.record import actions_seen_by, replay
-from games.engine.variants import find_variant
+from games.engine.variants import VARIANTS, find_variant
 from games.engine.views import public_view, view_for
-from games.models import Hand, HandPlayer, Room, Seat, Table, TableSession
+from games.models import VARIANT_LABELS, Hand, HandPlayer, Room, Seat, Table, TableSession
 from games.reads import private as reads_private
 from games.reads import selectors
 from games.reads.selectors import room_list_active
 from games.reads.snapshot import table_snapshot
-from games.screen import context, labels, regions
+from games.screen import context, labels, regions, rulebook
 from games.services import private
 from games.table import invites
 from games.table.errors import ActionRejected
@@ -134,6 +134,34 @@ def room_quick_join(request: HttpRequest, room_id: int) -> HttpResponse:
         messages.error(request, error.message)
         return redirect("lobby")
     return redirect("table", table_id=table.pk)
+
+
+# --------------------------------------------------------------------------- the rules
+def rules_index(request: HttpRequest) -> HttpResponse:
+    variants = [
+        {"key": key, "label": VARIANT_LABELS.get(key, key), "intro": rulebook.INTRO[key]}
+        for key in VARIANTS
+    ]
+    return render(request, "games/rules_index.html", {"variants": variants})
+
+
+def rules_page(request: HttpRequest, variant: str) -> HttpResponse:
+    """One variant's rules (docs/rules.md in the players' words); with ``?room=<id>`` the rule
+    options that room plays with."""
+    if variant not in VARIANTS:
+        raise Http404(_("No such variant."))
+    room = None
+    room_id = request.GET.get("room", "")
+    if room_id.isdigit():
+        room = Room.objects.filter(pk=int(room_id), is_active=True).first()
+    if room is not None and room.variant != variant:
+        return redirect(f"{reverse('rules', args=[room.variant])}?room={room.pk}")
+    ctx = rulebook.rules_context(
+        variant_key=variant, options=(room.options or {}) if room is not None else None
+    )
+    ctx["label"] = VARIANT_LABELS.get(variant, variant)
+    ctx["room"] = room
+    return render(request, "games/rules.html", ctx)
 
 
 # --------------------------------------------------------------------------- the table

@@ -9,7 +9,7 @@ from django import template
 from django.conf import settings
 
 from club import selectors, services
-from club.phrases import EMOTES, PHRASES
+from club.phrases import EMOTE_LABELS, EMOTES, PHRASES
 
 register = template.Library()
 
@@ -23,7 +23,7 @@ def club_table_extras(context: Any, table: Any) -> dict[str, Any]:
         "user": user,
         "prefs": services.player_settings_get(user=user),
         "phrases": [(key, str(text)) for key, text in PHRASES.items()],
-        "emotes": list(EMOTES.items()),
+        "emotes": [(key, emote, str(EMOTE_LABELS[key])) for key, emote in EMOTES.items()],
         "free_text": settings.DDZ_CHAT_FREE_TEXT,
         "max_chars": settings.DDZ_CHAT_MAX_CHARS,
         "spectators": selectors.spectator_count(table_id=table.pk),

@@ -28,6 +28,7 @@ def private_context(*, table: Table, user: Any, facts: dict[str, Any]) -> dict[s
         "club_mine": mine,
         "club_asks_me": asks_me,
         "club_seats": seats,
+        "club_has_bot": any(s.is_bot for s in seats),  # such a hand is never rated
         "club_sheet": facts["sheet"],
         "club_turn_seconds": facts["turn"],
         "club_bid_seconds": facts["bid"],

@@ -89,8 +89,9 @@ class OperatorTests:
         response = staff_client.post(
             reverse("admin:competitions_event_add"),
             {
-                "starts_at_0": START.strftime("%Y-%m-%d"),
-                "starts_at_1": START.strftime("%H:%M:%S"),
+                # the admin's times are the club's (TIME_ZONE), not UTC
+                "starts_at_0": timezone.localtime(START).strftime("%Y-%m-%d"),
+                "starts_at_1": timezone.localtime(START).strftime("%H:%M:%S"),
                 "name": "One-off",
                 "room": room.pk,
                 "format": "arena",
