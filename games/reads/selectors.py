@@ -326,3 +326,14 @@ def hands_readable(*, hand_ids: Iterable[int], user: Any) -> set[int]:
         hands = hands.filter(readable)
     readable = set(hands.values_list("pk", flat=True).distinct())
     return readable - hooks.hidden_hands(hand_ids=readable, user=user) if readable else readable
+
+
+def tables_in_play_by_variant() -> dict[str, int]:
+    """How many tables are playing a hand, per variant (the metrics, the operators' view)."""
+    rows = Table.objects.filter(status=Table.Status.PLAYING).values_list("room__variant")
+    return dict(rows.annotate(count=Count("pk")).values_list("room__variant", "count"))
+
+
+def hands_active_by_variant() -> dict[str, int]:
+    rows = Hand.objects.filter(status=Hand.Status.ACTIVE).values_list("table__room__variant")
+    return dict(rows.annotate(count=Count("pk")).values_list("table__room__variant", "count"))
