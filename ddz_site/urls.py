@@ -6,6 +6,8 @@ from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
 
+from ddz_site import operators
+
 
 def favicon(request: HttpRequest) -> HttpResponse:
     """Browsers ask for /favicon.ico whatever the page's icon link says."""
@@ -14,6 +16,7 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("favicon.ico", favicon),
+    path("admin/live/", admin.site.admin_view(operators.live), name="operators_live"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -21,7 +21,16 @@ from django.db.models import Count, Exists, FilteredRelation, OuterRef, Q, Query
 
 from games.engine.record import replay
 from games.engine.state import HandState
-from games.models import Hand, HandPlayer, InviteMiss, Room, Seat, SocketLease, Table
+from games.models import (
+    Hand,
+    HandPlayer,
+    InviteMiss,
+    Room,
+    Seat,
+    ServerProcess,
+    SocketLease,
+    Table,
+)
 from games.table.hooks import hooks
 from games.table.prepared import PreparedRead
 
@@ -337,3 +346,14 @@ def tables_in_play_by_variant() -> dict[str, int]:
 def hands_active_by_variant() -> dict[str, int]:
     rows = Hand.objects.filter(status=Hand.Status.ACTIVE).values_list("table__room__variant")
     return dict(rows.annotate(count=Count("pk")).values_list("table__room__variant", "count"))
+
+
+def processes_seen(*, since: datetime.datetime) -> list[ServerProcess]:
+    """The served processes whose heartbeat came after ``since``, the most recent first."""
+    return list(ServerProcess.objects.filter(seen_at__gte=since).order_by("-seen_at"))
+
+
+def live_sockets(*, now: datetime.datetime, lease_seconds: int) -> int:
+    """Open table sockets across the processes (their leases still renewed)."""
+    since = now - datetime.timedelta(seconds=lease_seconds)
+    return SocketLease.objects.filter(renewed_at__gte=since).count()
