@@ -5,8 +5,9 @@
   variable, so it follows a request, a socket's task and the database thread it calls).
 * Never a card of a live hand, a session key or a password: ``ScrubFilter`` rewrites every
   record before any handler formats it (a refusal logs its code, not the engine's words, which
-  name the cards; a database query logs no text; values under a secret-sounding key and card
-  notation in a message are masked), and ``sentry_before_send`` does the same to what Sentry
+  name the cards; a database query logs no text, nor a template's debugging its context;
+  values under a secret-sounding key and card notation in messages and tracebacks are
+  masked), and ``sentry_before_send`` does the same to what Sentry
   would send (``SENTRY_DSN``, off by default).
 * ``RecentErrors`` keeps the process's last errors for the operators' live view (they reach it
   with the process's heartbeat: games.services.processes).
@@ -50,6 +51,7 @@ _CARD = re.compile(r"(?<![\w\[])(?:10|[2-9TJQKA])[shcd](?!\w)|(?<![\w\[])[SB]J(?
 # The engine's and the services' refusals carry the cards of a move in their words
 _REFUSAL_NAMES = frozenset({"ActionRejected"})
 _DATABASE_LOGGER = "django.db.backends"
+_TEMPLATE_LOGGER = "django.template"
 
 
 def bind(**fields: Any) -> contextvars.Token[dict[str, Any] | None]:
@@ -121,10 +123,19 @@ class ScrubFilter(logging.Filter):
         for name in list(vars(record)):
             if _SECRET_KEY.search(name) and name not in _RECORD_ATTRIBUTES:
                 setattr(record, name, REDACTED)
-        if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
-            record.exc_text = scrub_text(logging.Formatter().formatException(record.exc_info))
-        elif record.exc_text:
+        if record.name == _TEMPLATE_LOGGER:
+            # a variable a template lacks: its traceback prints the whole rendering context
+            # (a seat's cards, a session); the message names the variable and the template
+            record.exc_info, record.exc_text = None, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            # the formatters then print the scrubbed text, not the exception (which Django's
+            # template debugging fills with a whole rendering context: a seat's cards)
             record.exc_text = scrub_text(record.exc_text)
+            record.exc_info = None
+        if record.stack_info:
+            record.stack_info = scrub_text(record.stack_info)
         for field, value in (_context.get() or {}).items():
             if not hasattr(record, field):
                 setattr(record, field, value)

@@ -38,9 +38,7 @@ def live_facts(*, now: datetime.datetime) -> dict[str, Any]:
             {"row": p, "alive": p.seen_at >= alive_after, "uptime": now - p.started_at}
             for p in processes
         ],
-        "sockets": selectors.live_sockets(
-            now=now, lease_seconds=settings.DDZ_SOCKET_LEASE_SECONDS
-        ),
+        "sockets": selectors.live_sockets(now=now, lease_seconds=settings.DDZ_SOCKET_LEASE_SECONDS),
         "tables": sorted(selectors.tables_in_play_by_variant().items()),
         "hands": sum(selectors.hands_active_by_variant().values()),
         "events": events_running(),

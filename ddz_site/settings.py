@@ -328,6 +328,9 @@ def logging_config(*, level: str, json_lines: bool) -> dict[str, object]:
             "recent_errors": {"()": "ddz_site.logs.RecentErrors"},
         },
         "root": {"handlers": ["console", "recent_errors"], "level": level},
+        # Django's own handlers for its loggers (a console one when DEBUG) would print records
+        # before the scrubbing handlers above see them: its records go to those alone
+        "loggers": {"django": {"handlers": [], "level": level, "propagate": True}},
     }
 
 

@@ -350,7 +350,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 self._resync()
             elif intent.kind in ("act", "autoplay"):
                 stamp = send.action_started.set(time.time())
-                context = logs.bind(hand_id=intent.hand_id)
+                context = logs.bind(hand_id=intent.hand_id)  # the service names it if not
                 call = act if intent.kind == "act" else autoplay
                 try:
                     await _retrying(call, self.table_id, self.user, intent)
