@@ -7,6 +7,8 @@ multiprocess mode); without it a process answers its own. The variable must be i
 environment before prometheus-client is imported, which is why it is not a Django setting.
 
 What the hot paths do here is an increment or one observation: no query, no lock of ours.
+``DDZ_METRICS=0`` (an environment variable too) records nothing: every metric is a stand-in
+that ignores what it is told (bench/load_tables.py --metrics-ab compares the two).
 Facts the database already holds (tables and hands in play per variant) are read when
 Prometheus scrapes, by ``GameCollector``, never counted as they change.
 """
@@ -17,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from prometheus_client import (
     CollectorRegistry,
@@ -29,11 +32,37 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import REGISTRY, Collector
 
+
+class _Off:
+    """A metric that records nothing (DDZ_METRICS=0)."""
+
+    def labels(self, *values: str) -> _Off:
+        return self
+
+    def inc(self, amount: float = 1) -> None:
+        pass
+
+    dec = inc
+
+    def set(self, value: float) -> None:
+        pass
+
+    observe = set
+
+
+ON = os.environ.get("DDZ_METRICS", "1").strip().lower() not in {"0", "off", "false", "no"}
+
+
+def _metric(kind: type, *args: object, **kwargs: object) -> Any:
+    return kind(*args, **kwargs) if ON else _Off()
+
+
 # Seconds from a player's frame arriving to its commit and to its push: a move is quick (a few
 # ms) when the server keeps up, and anything past a second is a complaint.
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
-SOCKETS = Gauge(
+SOCKETS = _metric(
+    Gauge,
     "ddz_sockets",
     "Open websockets: a seated player's table socket, a spectator's, an event page's.",
     ["kind"],
@@ -43,41 +72,52 @@ SEATED_SOCKETS = SOCKETS.labels("seated")
 SPECTATOR_SOCKETS = SOCKETS.labels("spectator")
 EVENT_SOCKETS = SOCKETS.labels("event")
 
-ACTIONS = Counter("ddz_actions", "Players' moves and 托管 switches applied.", ["kind"])
-REFUSED = Counter("ddz_refused_actions", "Frames refused, by the refusal's code.", ["reason"])
-ACTION_COMMIT_SECONDS = Histogram(
+ACTIONS = _metric(Counter, "ddz_actions", "Players' moves and 托管 switches applied.", ["kind"])
+REFUSED = _metric(
+    Counter, "ddz_refused_actions", "Frames refused, by the refusal's code.", ["reason"]
+)
+ACTION_COMMIT_SECONDS = _metric(
+    Histogram,
     "ddz_action_commit_seconds",
     "From a player's frame arriving to its write's commit.",
     buckets=_LATENCY_BUCKETS,
 )
-ACTION_PUSH_SECONDS = Histogram(
+ACTION_PUSH_SECONDS = _metric(
+    Histogram,
     "ddz_action_push_seconds",
     "From a player's frame arriving to its push handed to the channel layer.",
     buckets=_LATENCY_BUCKETS,
 )
-PUSH_CHARACTERS = Counter(
+PUSH_CHARACTERS = _metric(
+    Counter,
     "ddz_push_characters",
     "Characters of the frames written to table sockets (bytes, for the markup's ASCII).",
 )
-CHANNEL_LAYER_ERRORS = Counter(
-    "ddz_channel_layer_errors", "Sends to or group changes of the channel layer that failed."
+CHANNEL_LAYER_ERRORS = _metric(
+    Counter,
+    "ddz_channel_layer_errors",
+    "Sends to or group changes of the channel layer that failed.",
 )
-RUNNER_LAG_SECONDS = Gauge(
+RUNNER_LAG_SECONDS = _metric(
+    Gauge,
     "ddz_runner_lag_seconds",
     "How late the deadline runner's oldest due hand was at its last round.",
     multiprocess_mode="max",
 )
-RUNNER_APPLY_LAG_SECONDS = Histogram(
+RUNNER_APPLY_LAG_SECONDS = _metric(
+    Histogram,
     "ddz_runner_apply_lag_seconds",
     "How late each deadline was applied after it was due.",
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0),
 )
-BOT_DECISION_SECONDS = Histogram(
+BOT_DECISION_SECONDS = _metric(
+    Histogram,
     "ddz_bot_decision_seconds",
     "The wall time of the bots' decisions of one deadline round of a hand.",
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )
-DB_POOL = Gauge(
+DB_POOL = _metric(
+    Gauge,
     "ddz_db_pool_connections",
     "The database connection pools: their connections, the idle ones, requests waiting.",
     ["state"],

@@ -9,8 +9,12 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
@@ -287,3 +291,23 @@ def test_the_live_view_shows_the_processes_heartbeats_and_refreshes_its_region(
     assert region.lstrip().startswith('<div id="live-view"') and "<html" not in region
     client.force_login(make_user(username="plain"))
     assert client.get("/admin/live/").status_code == 302  # the admin's login, not the view
+
+
+def test_metrics_off_record_nothing():
+    code = (
+        "from ddz_site import metrics\n"
+        "metrics.ACTIONS.labels('act').inc()\n"
+        "metrics.ACTION_PUSH_SECONDS.observe(0.1)\n"
+        "print(metrics.ON, b'ddz_actions' in metrics.exposition())\n"
+    )
+    for value, expected in (("0", "False False"), ("1", "True True")):
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=Path(__file__).resolve().parents[1],
+            env={**os.environ, "DDZ_METRICS": value, "PROMETHEUS_MULTIPROC_DIR": ""},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.stdout.split("\n")[0] == expected, done.stderr
