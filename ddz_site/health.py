@@ -12,10 +12,11 @@ Served by ``ReadinessGate`` in front of Django (ddz_site/asgi.py):
   DDZ_METRICS_ALLOWED only.
 
 A served process checks its own readiness every READY_INTERVAL_SECONDS on its event loop
-(``ReadinessGate`` starts the check with the first request) and, while it is not ready,
-refuses new pages with 503 and new sockets (closed before they are accepted: the handshake
-gets 403): nginx then sends them to another process (deploy/nginx.conf). ``/readyz`` answers
-from that check when it is fresh, so a probe costs no query.
+(``ReadinessGate`` starts the check with the first request) and, once REFUSE_AFTER checks in a
+row have failed and until one passes, refuses new pages with 503 and new sockets (closed
+before they are accepted: the handshake gets 403): nginx then sends them to another process
+(deploy/nginx.conf). ``/readyz`` answers from that check when it is fresh, so a probe costs
+no query. The checks read the database in a thread of their own, not behind the tables' work.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections
@@ -46,7 +46,10 @@ from games.runner import deadlines
 logger = logging.getLogger(__name__)
 
 READY_INTERVAL_SECONDS = 5.0
-_CHECK_TIMEOUT_SECONDS = 3.0
+_CHECK_TIMEOUT_SECONDS = 5.0
+# a process refuses new work after this many failed checks in a row: one slow answer on a busy
+# machine is no reason to send its players elsewhere
+REFUSE_AFTER = 2
 OK, FAILED, OFF = "ok", "failed", "off"
 
 
@@ -86,6 +89,15 @@ class _Migrations:
 
 
 _migrations = _Migrations()
+
+
+def _own_connection(read: Callable[[], Any]) -> Any:
+    """``read`` in a thread of its own, not the one the sockets' database work queues in: a
+    check or a scrape must neither wait behind the tables nor make them wait."""
+    try:
+        return read()
+    finally:
+        connection.close()  # back to the pool
 
 
 def _database_and_migrations() -> dict[str, str]:
@@ -161,7 +173,7 @@ async def _verdict(check: Callable[[], Awaitable[str]], name: str) -> str:
 async def readiness_check() -> Readiness:
     """Every check, the slow ones at once."""
     stored, redis, layer = await asyncio.gather(
-        database_sync_to_async(_database_and_migrations)(),
+        asyncio.to_thread(_own_connection, _database_and_migrations),
         _verdict(_redis, "redis"),
         _verdict(_channel_layer, "the channel layer"),
     )
@@ -180,6 +192,7 @@ class Monitor:
 
     def __init__(self) -> None:
         self.last: Readiness | None = None
+        self.failures = 0  # failed checks in a row
         self.task: asyncio.Task[None] | None = None
         # only a served process checks itself on a timer: a test's loop is not the server's
         self.enabled = serving()
@@ -190,9 +203,13 @@ class Monitor:
             return None
         return last
 
+    def record(self, found: Readiness) -> Readiness:
+        self.last = found
+        self.failures = 0 if found.ready else self.failures + 1
+        return found
+
     def refusing(self) -> bool:
-        last = self.fresh()
-        return last is not None and not last.ready
+        return self.fresh() is not None and self.failures >= REFUSE_AFTER
 
     def ensure_running(self) -> None:
         if self.enabled and (self.task is None or self.task.done()):
@@ -201,7 +218,7 @@ class Monitor:
     async def run_forever(self) -> None:
         while True:
             try:
-                self.last = await readiness_check()
+                self.record(await readiness_check())
             except Exception:  # the checks catch their own failures; this is a bug
                 logger.exception("the readiness check failed")
             await asyncio.sleep(READY_INTERVAL_SECONDS)
@@ -258,7 +275,7 @@ async def healthz(scope: dict[str, Any]) -> Answer:
 async def readyz(scope: dict[str, Any]) -> Answer:
     found = monitor.fresh()
     if found is None:
-        found = monitor.last = await readiness_check()
+        found = monitor.record(await readiness_check())
     return (200 if found.ready else 503), _JSON, json.dumps(found.as_json()).encode()
 
 
@@ -300,7 +317,7 @@ async def metrics(scope: dict[str, Any]) -> Answer:
     peer = (scope.get("client") or (None, None))[0]
     if not metrics_allowed(client_address(forwarded_for=forwarded, peer=peer)):
         return 404, b"text/plain", b"not found\n"
-    body = await database_sync_to_async(_exposition)()
+    body = await asyncio.to_thread(_own_connection, _exposition)
     return 200, b"text/plain; version=0.0.4; charset=utf-8", body
 
 

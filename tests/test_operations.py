@@ -44,7 +44,7 @@ db = database_sync_to_async
 
 
 async def _get(path: str, *, client: str = "127.0.0.1", headers=()) -> tuple[int, bytes]:
-    comm = HttpCommunicator(application, "GET", path, headers=list(headers))
+    comm = HttpCommunicator(application, "GET", path, headers=[(b"host", b"testserver"), *headers])
     comm.scope["client"] = (client, 40000)
     response = await comm.get_response(timeout=30)
     return response["status"], response["body"]
@@ -53,9 +53,9 @@ async def _get(path: str, *, client: str = "127.0.0.1", headers=()) -> tuple[int
 @pytest.fixture
 def fresh_monitor():
     """Each test checks readiness afresh (no verdict of another test's)."""
-    health.monitor.last = None
+    health.monitor.last, health.monitor.failures = None, 0
     yield health.monitor
-    health.monitor.last = None
+    health.monitor.last, health.monitor.failures = None, 0
 
 
 # --------------------------------------------------------------------------- health
@@ -100,7 +100,10 @@ async def test_a_late_deadline_runner_makes_the_process_unready_and_it_refuses_n
     status, body = await _get("/readyz")
     assert status == 503
     assert json.loads(body)["checks"]["deadline_runner"] == "failed"
-    # not ready: a page is refused (nginx tries another process), the probes still answer
+    assert (await _get("/"))[0] == 200  # one failed check is no reason to turn players away
+    health.monitor.last = None
+    assert (await _get("/readyz"))[0] == 503
+    # not ready twice in a row: a page is refused (nginx tries another), the probes answer
     assert (await _get("/"))[0] == 503
     assert (await _get("/healthz"))[0] == 200
 
