@@ -296,6 +296,11 @@ def test_the_live_view_shows_the_processes_heartbeats_and_refreshes_its_region(
     assert client.get("/admin/live/").status_code == 302  # the admin's login, not the view
 
 
+def _without_metrics_dir(env: dict[str, str]) -> dict[str, str]:
+    # prometheus-client takes the variable's presence, even empty, for the multi-process mode
+    return {k: v for k, v in env.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+
+
 def test_metrics_off_record_nothing():
     code = (
         "from ddz_site import metrics\n"
@@ -307,7 +312,7 @@ def test_metrics_off_record_nothing():
         done = subprocess.run(
             [sys.executable, "-c", code],
             cwd=Path(__file__).resolve().parents[1],
-            env={**os.environ, "DDZ_METRICS": value, "PROMETHEUS_MULTIPROC_DIR": ""},
+            env={**_without_metrics_dir(os.environ), "DDZ_METRICS": value},
             capture_output=True,
             text=True,
             timeout=60,
