@@ -124,6 +124,7 @@ class Heartbeat:
 
     def __init__(self) -> None:
         self.loaded = time.monotonic()
+        self.running = False  # run_forever started in this process
         self.round_ended: float | None = None
         self.lag_seconds: float = 0.0
 
@@ -136,8 +137,9 @@ heartbeat = Heartbeat()
 
 
 def runner_running() -> bool:
-    """Whether this process runs the in-process deadline runner."""
-    return "ddz-deadlines" in _threads
+    """Whether this process runs a deadline runner (the served process's thread, or
+    ``manage.py run_deadlines``)."""
+    return heartbeat.running or "ddz-deadlines" in _threads
 
 
 def presence_sweep(*, now: datetime.datetime | None = None) -> int:
@@ -160,26 +162,30 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
     """Poll for due deadlines and dead socket leases until ``stop`` is set."""
     stop = stop or threading.Event()
     interval = poll_seconds() if interval is None else interval
-    while not stop.is_set():
-        pause = interval
-        try:
-            presence_sweep()
-            hand_apply_due_deadlines()
-            services.table_fill_idle()
-            hooks.runner_round()
-            now = timezone.now()
-            dues = [
-                d for d in (next_deadline_in(now=now), hooks.due_work(now=now)) if d is not None
-            ]
-            if dues:
-                pause = max(_MIN_PAUSE_SECONDS, min(interval, *dues))
-        except Exception:
-            logger.exception("deadline runner iteration failed")
-        else:
-            heartbeat.round_ended = time.monotonic()
-        finally:
-            close_old_connections()
-        wake.pause(stop, pause)
+    heartbeat.running = True
+    try:
+        while not stop.is_set():
+            pause = interval
+            try:
+                presence_sweep()
+                hand_apply_due_deadlines()
+                services.table_fill_idle()
+                hooks.runner_round()
+                now = timezone.now()
+                dues = [
+                    d for d in (next_deadline_in(now=now), hooks.due_work(now=now)) if d is not None
+                ]
+                if dues:
+                    pause = max(_MIN_PAUSE_SECONDS, min(interval, *dues))
+            except Exception:
+                logger.exception("deadline runner iteration failed")
+            else:
+                heartbeat.round_ended = time.monotonic()
+            finally:
+                close_old_connections()
+            wake.pause(stop, pause)
+    finally:
+        heartbeat.running = False
 
 
 # A hand left due (another process holds its table, or its bot's move lost a race) is looked at
@@ -214,7 +220,8 @@ def leases_keep(*, now: datetime.datetime | None = None) -> int:
 
 
 def renew_forever(*, stop: threading.Event | None = None, interval: float | None = None) -> None:
-    """Keep this process's socket leases until ``stop`` is set."""
+    """Keep this process's socket leases, and record its heartbeat, until ``stop`` is set (in
+    ``manage.py run_deadlines`` it holds no socket: only the heartbeat)."""
     stop = stop or threading.Event()
     interval = settings.DDZ_SOCKET_RENEW_SECONDS if interval is None else interval
     while not stop.is_set():
