@@ -29,6 +29,7 @@ from games.engine.cards import format_cards
 from games.models import Hand, ServerProcess
 from games.reads.selectors import hand_state
 from games.runner import deadlines
+from tests.support.metrics import samples
 from tests.support.tables import (
     Socket,
     active_hand,
@@ -111,16 +112,6 @@ async def test_a_late_deadline_runner_makes_the_process_unready_and_it_refuses_n
 # --------------------------------------------------------------------------- metrics
 
 
-def _samples(text: str, name: str) -> dict[str, float]:
-    """Every sample of the metric ``name``: its labels as written -> its value."""
-    found = {}
-    for line in text.splitlines():
-        match = re.match(rf"^{name}(\{{[^}}]*\}})? (\S+)$", line)
-        if match:
-            found[match.group(1) or ""] = float(match.group(2))
-    return found
-
-
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_metrics_answer_allowed_addresses_only_and_count_tables_from_the_database(settings):
@@ -131,8 +122,8 @@ async def test_metrics_answer_allowed_addresses_only_and_count_tables_from_the_d
     status, body = await _get("/metrics")
     assert status == 200
     text = body.decode()
-    assert _samples(text, "ddz_tables_in_play") == {'{variant="classic3"}': 1.0}
-    assert _samples(text, "ddz_hands_active") == {'{variant="classic3"}': 1.0}
+    assert samples(text, "ddz_tables_in_play") == {'{variant="classic3"}': 1.0}
+    assert samples(text, "ddz_hands_active") == {'{variant="classic3"}': 1.0}
     for name in ("ddz_sockets", "ddz_actions_total", "ddz_action_commit_seconds_bucket"):
         assert f"# TYPE {name.removesuffix('_total').removesuffix('_bucket')}" in text
     assert (await _get("/metrics", client="203.0.113.9"))[0] == 404

@@ -16,7 +16,6 @@ import contextlib
 import copy
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from games import services
 from games.models import Hand, HandAction
 from tests.competitions.helpers import START, entrants, make_event, play_all, step
 from tests.reliability.harness import ROOT, TableClient, free_port, session_cookie
+from tests.support.metrics import samples
 from tests.support.tables import ensure_triggers, make_player, make_room, play_to_end
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
@@ -110,15 +110,6 @@ def private_redis():
     redis.stop()
 
 
-def _samples(text: str, name: str) -> dict[str, float]:
-    found = {}
-    for line in text.splitlines():
-        match = re.match(rf"^{name}(\{{[^}}]*\}})? (\S+)$", line)
-        if match:
-            found[match.group(1) or ""] = float(match.group(2))
-    return found
-
-
 def _setup_table():
     ensure_triggers()
     room = make_room("classic3", bid_seconds=300, turn_seconds=300)
@@ -164,7 +155,7 @@ async def test_two_processes_add_up_and_readiness_follows_redis(
         status, text = _get(f"{_http(server)}/metrics")
         assert status == 200
         found = {
-            name: _samples(text, name)
+            name: samples(text, name)
             for name in ("ddz_sockets", "ddz_actions_total", "ddz_action_commit_seconds_count")
         }
         want = sum(sent.values())
