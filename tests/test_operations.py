@@ -234,11 +234,11 @@ async def test_a_whole_hand_logged_at_debug_names_no_card_no_session_key_no_pass
         client.post("/accounts/login/", {"login": users[0].username, "password": password})
         return client.session.session_key
 
-    session_key = await db(sign_in)()
     table = await db(seated_table)(room, users)
     sockets = {i: await Socket(u, table.pk, f"seat{i}").open() for i, u in enumerate(users)}
     await drain(list(sockets.values()))
     with override_settings(DEBUG=True):  # every query logged too, with its parameters
+        session_key = await db(sign_in)()  # its session row written and read in queries
         await db(services.hand_start)(table_id=table.pk, user=users[0])
         for sock in sockets.values():
             await sock.reach(await db(table_version)(table.pk))
