@@ -204,6 +204,10 @@ def sentry_before_send(event: dict[str, Any], hint: dict[str, Any]) -> dict[str,
     for exception in (event.get("exception") or {}).get("values") or ():
         for frame in (exception.get("stacktrace") or {}).get("frames") or ():
             frame.pop("vars", None)
+    crumbs = event.get("breadcrumbs")
+    if isinstance(crumbs, dict) and isinstance(crumbs.get("values"), list):
+        # a query's breadcrumb holds its text and parameters, as the query log does
+        crumbs["values"] = [c for c in crumbs["values"] if c.get("category") != "query"]
     return event
 
 

@@ -153,6 +153,12 @@ def test_the_sentry_scrubber_sends_no_secret_and_no_card():
             "data": {"password": "hunter2"},
         },
         "extra": {"password": "hunter2", "table_id": 7},
+        "breadcrumbs": {
+            "values": [
+                {"category": "query", "message": "SELECT * FROM django_session WHERE x = 'k0'"},
+                {"category": "games.push", "message": "push of table 7"},
+            ]
+        },
         "exception": {
             "values": [
                 {
@@ -163,9 +169,10 @@ def test_the_sentry_scrubber_sends_no_secret_and_no_card():
         },
     }
     sent = json.dumps(logs.sentry_before_send(event, {}))
-    for secret in ("abc123", "hunter2", "3s", "3h", "9d", "9s"):
+    for secret in ("abc123", "hunter2", "3s", "3h", "9d", "9s", "k0"):
         assert secret not in sent
     assert '"table_id": 7' in sent and "https://club/table/1/" in sent
+    assert "push of table 7" in sent
 
 
 def _json_handler(buffer: io.StringIO) -> logging.Handler:
