@@ -117,7 +117,14 @@ class ScrubFilter(logging.Filter):
             else:
                 record.args = tuple(_safe_argument(a) for a in record.args)
         if isinstance(record.msg, str):
-            record.msg = scrub_text(record.msg)
+            # the message as it reads, scrubbed whole: "password=%s" names what its argument is
+            try:
+                message = record.getMessage()
+            except Exception:  # arguments that do not fit: the logging module's to report
+                message = record.msg
+            else:
+                record.args = None
+            record.msg = scrub_text(message)
         else:
             record.msg = _safe_argument(record.msg)
         for name in list(vars(record)):

@@ -202,10 +202,13 @@ def test_a_json_line_carries_the_ids_of_the_work_that_logged(captured_json):
     token = logs.bind(request_id="r-1", user_id=5, table_id=7, hand_id=11)
     try:
         logging.getLogger("games.test").info("moved %s", "it")
+        logging.getLogger("games.test").info("signed in with password=%s", "pw1")
     finally:
         logs.unbind(token)
-    line = json.loads(captured_json.getvalue().splitlines()[-1])
+    first, second = captured_json.getvalue().splitlines()[-2:]
+    line = json.loads(first)
     assert line["message"] == "moved it"
+    assert json.loads(second)["message"] == "signed in with password=[redacted]"
     assert (line["request_id"], line["user_id"], line["table_id"], line["hand_id"]) == (
         "r-1",
         5,
