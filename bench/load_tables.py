@@ -27,6 +27,11 @@ has a freshly migrated database of its own (``--database``, and ``<database>_old
 code), dropped and migrated by that side's code, and a flushed Redis database; with
 ``--redis ''`` one process on the in-memory channel layer. See bench/README.md.
 
+``--metrics-ab`` measures what the metrics cost (issue #38: at most 5 % more server CPU per
+action): this checkout's code with the metrics off (``DDZ_METRICS=0``) and on as a club runs
+them (``PROMETHEUS_MULTIPROC_DIR``, a fresh directory each run), alternating ``--rounds`` times;
+the comparison's "CPU ms/act" column is the answer.
+
 ``--soak MINUTES`` plays for that long and prints each minute's actions/s, p50/p99 of the
 actions sent in it, hands, lost frames, errors and the servers' RSS; then every table finishes
 the hand in play (flat out, unmeasured, dealing no other), and the database is checked: every
@@ -42,6 +47,7 @@ gets through again apart ("drop: ...").
   .venv/bin/python bench/load_tables.py --pace flat --knee 1,5,10,20,40,80 --seconds 15
   .venv/bin/python bench/load_tables.py --base main --rounds 2 --tables 200 --redis ''
   .venv/bin/python bench/load_tables.py --processes 2 --tables 200 --soak 10 --kill-at 5
+  .venv/bin/python bench/load_tables.py --metrics-ab --rounds 3 --tables 100 --processes 2
 """
 
 from __future__ import annotations
@@ -1024,10 +1030,25 @@ def base_checkout(commit: str) -> Path:
 
 
 def sides_of(args: argparse.Namespace) -> list[dict[str, Any]]:
+    if args.metrics_ab:
+        return [
+            {"name": f"metrics {mode}", "root": ROOT, "database": args.database, "metrics": mode}
+            for mode in ("off", "on")
+        ]
     codes = [("new", ROOT, args.database)]
     if args.base:
         codes.insert(0, ("old", base_checkout(args.base), args.database + "_old"))
     return [{"name": label, "root": root, "database": database} for label, root, database in codes]
+
+
+def metrics_env(mode: str | None) -> dict[str, str]:
+    """The servers' environment for ``--metrics-ab``'s side ``mode``: none recorded, or recorded
+    as a club's units do (several processes' files in one directory)."""
+    if mode == "off":
+        return {"DDZ_METRICS": "0"}
+    if mode == "on":
+        return {"PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="ddz-bench-metrics-")}
+    return {}
 
 
 def main() -> int:
@@ -1046,6 +1067,11 @@ def main() -> int:
     )
     parser.add_argument("--base", default="", help="a commit: its code is measured as 'old'")
     parser.add_argument("--rounds", type=int, default=1, help="alternating runs of each side")
+    parser.add_argument(
+        "--metrics-ab",
+        action="store_true",
+        help="this code with the metrics off and on, alternating (their CPU per action)",
+    )
     parser.add_argument("--soak", type=int, default=0, help="minutes: one long run per side")
     parser.add_argument(
         "--kill-at",
@@ -1072,6 +1098,8 @@ def main() -> int:
         django.setup()
         print(json.dumps(make_tables(args.make_tables, start=0)))
         return 0
+    if args.metrics_ab and args.base:
+        parser.error("--metrics-ab measures this checkout alone: no --base")
     if not args.redis and args.processes > 1:
         parser.error("several processes share the Redis channel layer: give --redis")
     if args.kill_at and not (args.processes == 2 and 0 < args.kill_at < args.soak):
@@ -1095,7 +1123,11 @@ def main() -> int:
                 # fresh processes and database for every run: no backlog or memory of another
                 prepare_database(args, side)
                 latency_log = Path(tempfile.mkstemp(prefix="ddz-latency-", suffix=".log")[1])
-                env = {**_env(args, side), "DDZ_LATENCY_LOG": str(latency_log)}
+                env = {
+                    **_env(args, side),
+                    **metrics_env(side.get("metrics")),
+                    "DDZ_LATENCY_LOG": str(latency_log),
+                }
                 servers = [
                     Server(free_port(), env, name=f"bench{i}", root=side["root"]).start()
                     for i in range(args.processes)

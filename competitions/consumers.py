@@ -16,6 +16,7 @@ from django.utils import translation
 
 from competitions import broadcast, pages
 from competitions.models import Event
+from ddz_site import metrics
 from games.table.hooks import hooks
 
 CLOSE_NO_EVENT = 4404
@@ -70,9 +71,14 @@ class EventConsumer(AsyncWebsocketConsumer):
         for name in names:
             await self.channel_layer.group_add(name, self.channel_name)
             self.groups_joined.append(name)
+        metrics.EVENT_SOCKETS.inc()
+        self.counted = True
         await self.send(text_data=html)
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "counted", False):
+            self.counted = False
+            metrics.EVENT_SOCKETS.dec()
         for name in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(name, self.channel_name)
 

@@ -154,3 +154,7 @@ def events_for_lobby() -> list[Event]:
 
 def game_of_table(*, table_id: int) -> Game | None:
     return Game.objects.filter(table_id=table_id).select_related("event", "board").first()
+
+
+def events_running() -> list[Event]:
+    return list(Event.objects.filter(status=Event.Status.RUNNING).order_by("starts_at"))

@@ -26,17 +26,21 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
+from ddz_site.health import ReadinessGate  # noqa: E402
 from ddz_site.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # the session is read lazily; the table consumer finds its user after accepting the
-        # handshake (games/live/consumers.py)
-        "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
-    }
+# a process that is not ready takes no new page or socket (ddz_site/health.py)
+application = ReadinessGate(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # the session is read lazily; the table consumer finds its user after accepting
+            # the handshake (games/live/consumers.py)
+            "websocket": AllowedHostsOriginValidator(
+                SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    )
 )
 
 

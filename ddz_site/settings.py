@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "ddz_site.logs.request_context_middleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -301,9 +302,52 @@ if env_bool("SECURE_PROXY_SSL_HEADER", not DEBUG):
     # nginx terminates TLS and sets X-Forwarded-Proto (deploy/nginx.conf).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# Logs (ddz_site/logs.py): plain lines, or one JSON object a line with LOG_FORMAT=json; every
+# record is scrubbed (no card of a live hand, session key or password) and carries the request,
+# user, table and hand it concerns where known. Errors also go to the operators' live view.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+
+
+def logging_config(*, level: str, json_lines: bool) -> dict[str, object]:
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"scrub": {"()": "ddz_site.logs.ScrubFilter"}},
+        "formatters": {
+            "json": {
+                "()": "pythonjsonlogger.json.JsonFormatter",
+                "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+                "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            },
+            "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        },
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "filters": ["scrub"],
+                "formatter": "json" if json_lines else "text",
+            },
+            "recent_errors": {"()": "ddz_site.logs.RecentErrors"},
+        },
+        "root": {"handlers": ["console", "recent_errors"], "level": level},
+        # Django's own handlers for its loggers (a console one when DEBUG) would print records
+        # before the scrubbing handlers above see them: its records go to those alone
+        "loggers": {"django": {"handlers": [], "level": level, "propagate": True}},
+    }
+
+
+LOGGING = logging_config(level=LOG_LEVEL, json_lines=LOG_FORMAT == "json")
+
+# Errors to Sentry when SENTRY_DSN is set (off by default), scrubbed as the logs are.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    from ddz_site.logs import sentry_init
+
+    sentry_init(SENTRY_DSN, environment=os.environ.get("SENTRY_ENVIRONMENT", ""))
+
+# Health and metrics (ddz_site/health.py, README "Running it"): /readyz fails when this process's
+# deadline runner has not finished a round for DDZ_READY_RUNNER_SECONDS; /metrics answers only
+# the addresses of DDZ_METRICS_ALLOWED (comma-separated addresses or networks).
+DDZ_READY_RUNNER_SECONDS = float(os.environ.get("DDZ_READY_RUNNER_SECONDS", "30"))
+DDZ_METRICS_ALLOWED = env_list("DDZ_METRICS_ALLOWED", ["127.0.0.1/32", "::1/128"])

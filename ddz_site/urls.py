@@ -18,6 +18,8 @@ def club_name() -> str:
 # read per request, so each reader gets the default in his own language
 admin.site.site_header = admin.site.site_title = lazy(club_name, str)()
 
+from ddz_site import operators
+
 
 def favicon(request: HttpRequest) -> HttpResponse:
     """Browsers ask for /favicon.ico whatever the page's icon link says."""
@@ -26,6 +28,7 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("favicon.ico", favicon),
+    path("admin/live/", admin.site.admin_view(operators.live), name="operators_live"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

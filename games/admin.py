@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from ddz_site.admin_views import ReadOnlyAdmin
 from games import services
 from games.engine.variants import VARIANTS
-from games.models import VARIANT_LABELS, Hand, Room, Seat, Table
+from games.models import VARIANT_LABELS, Hand, Room, Seat, ServerProcess, Table
 from games.table.errors import ActionRejected
 from games.table.options import OPTION_HELP, option_label, value_label
 
@@ -334,3 +334,11 @@ class HandAdmin(ReadOnlyAdmin):
         return format_html(
             '<a href="{}">{}</a>', reverse("hand_detail", args=[obj.pk]), gettext("Replay")
         )
+
+
+@admin.register(ServerProcess)
+class ServerProcessAdmin(ReadOnlyAdmin):
+    """The served processes' heartbeats; the live view (ddz_site/operators.py) reads them."""
+
+    list_display = ("host", "pid", "started_at", "seen_at", "sockets", "runner_lag_seconds")
+    ordering = ("-seen_at",)

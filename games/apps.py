@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 
-def _serving() -> bool:
+def serving() -> bool:
     """Whether this process serves the site (runserver's serving child, daphne, uvicorn)."""
     argv = sys.argv
     program = os.path.basename(argv[0]) if argv else ""
@@ -26,10 +26,12 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        if not _serving():
+        if not serving():
             return
+        from ddz_site.metrics import forget_dead_processes
         from games.runner.deadlines import renew_forever, start_daemon, start_thread
 
+        forget_dead_processes()
         # the sockets live in the served process: it renews their leases whoever runs deadlines
         start_daemon("ddz-socket-leases", renew_forever)
         if settings.DDZ_DEADLINE_RUNNER == "thread":

@@ -500,3 +500,27 @@ class HandAction(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.hand} #{self.seq} {self.payload}"
+
+
+class ServerProcess(models.Model):
+    """A served process as its last heartbeat left it (every DDZ_SOCKET_RENEW_SECONDS): for the
+    operators' live view in the admin. Written only by the process itself."""
+
+    process = models.CharField(_("process"), max_length=32, unique=True)
+    host = models.CharField(_("host"), max_length=255)
+    pid = models.PositiveIntegerField(_("process id"))
+    started_at = models.DateTimeField(_("started"))
+    seen_at = models.DateTimeField(_("seen"), db_index=True)
+    sockets = models.PositiveIntegerField(_("sockets"), default=0)
+    # its deadline runner's last round and how late its most overdue hand was; None: no runner
+    runner_round_at = models.DateTimeField(_("runner's last round"), null=True, blank=True)
+    runner_lag_seconds = models.FloatField(_("runner's lag"), null=True, blank=True)
+    # its last error log records (scrubbed): [{"at", "logger", "message"}]
+    errors = models.JSONField(_("last errors"), default=list, blank=True)
+
+    class Meta:
+        verbose_name = _("server process")
+        verbose_name_plural = _("server processes")
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.pid} ({self.process})"

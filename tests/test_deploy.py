@@ -151,3 +151,21 @@ def test_systemd_units_start_what_exists():
             ROOT / "accounts" / "management" / "commands" / f"{command}.py"
         ).exists()
     assert "OnCalendar=" in (DEPLOY / "ddz-audit.timer").read_text()
+
+
+def test_the_units_and_nginx_use_readiness_metrics_and_backups():
+    daphne = (DEPLOY / "ddz-daphne@.service").read_text()
+    assert "ExecStartPost=/srv/ddz/deploy/ddz-wait-ready.sh %i" in daphne
+    assert "/readyz" in (DEPLOY / "ddz-wait-ready.sh").read_text()
+    assert "Environment=PROMETHEUS_MULTIPROC_DIR=/run/ddz-metrics" in daphne
+    conf = (DEPLOY / "nginx.conf").read_text()
+    assert conf.count("proxy_next_upstream error timeout http_502 http_503") == 2
+    assert re.search(r"location = /metrics \{ return 404; \}", conf)
+    backup = (DEPLOY / "ddz-backup.service").read_text()
+    assert "ExecStart=/srv/ddz/deploy/ddz-backup.sh" in backup
+    script = (DEPLOY / "ddz-backup.sh").read_text()
+    assert "pg_dump --format=custom" in script and "-mtime" in script
+    assert os.access(DEPLOY / "ddz-backup.sh", os.X_OK)
+    assert "OnCalendar=" in (DEPLOY / "ddz-backup.timer").read_text()
+    assert (ROOT / "competitions" / "management" / "commands" / "restore_check.py").exists()
+    assert "targets:" in (DEPLOY / "prometheus.yml").read_text()

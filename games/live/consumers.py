@@ -32,6 +32,7 @@ from django.contrib import auth
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from ddz_site import logs, metrics
 from games import services
 from games.live import latency
 from games.live.intents import Intent, parse_frame
@@ -189,6 +190,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=admission.refused)
             return
         self.language = admission.language
+        logs.bind(table_id=self.table_id, user_id=self.user.pk)  # for this socket's whole task
         send.remember_server_loop(asyncio.get_running_loop())
         for group in (
             frames.public_group(self.table_id),
@@ -208,6 +210,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             presence = None
         if presence is not None:  # its lease is recorded: this process keeps it
             socket_held(channel_name=self.channel_name, table_id=self.table_id, user=self.user)
+        self._counted = (
+            metrics.SEATED_SOCKETS if presence and presence.seated else (metrics.SPECTATOR_SOCKETS)
+        )
+        self._counted.inc()
         # spectator count, connection address; pushed before this socket's first frame so the
         # other tabs have it by the time this one shows the table
         await hooks.socket_opened(self, seated=bool(presence and presence.seated))
@@ -248,6 +254,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         try:
             await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+            metrics.PUSH_CHARACTERS.inc(len(text_data or bytes_data or ""))
         except Disconnected:
             # the tab closed while this frame was on its way (a push crossing a closing tab
             # is routine): its disconnect is handled on its own, nothing is lost
@@ -274,6 +281,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if opener is not None:
             self._opener = None
             socket_opening_ended(opener=opener)
+        counted = getattr(self, "_counted", None)
+        if counted is not None:
+            self._counted = None
+            counted.dec()
         joined, self.joined = getattr(self, "joined", []), []
         if not joined:
             return
@@ -283,6 +294,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             for group in joined:
                 await self.channel_layer.group_discard(group, self.channel_name)
         except Exception:  # the layer away: its groups expire; the lease must still go
+            metrics.CHANNEL_LAYER_ERRORS.inc()
             logger.exception("table %s: leaving the socket's groups failed", self.table_id)
         await self._call(
             services.seat_disconnect,
@@ -323,6 +335,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def _receive(self, text_data: str | None, bytes_data: bytes | None) -> None:
         if not self._within_rate():
             now = time.monotonic()
+            metrics.REFUSED.labels("rate_limited").inc()
             if now - getattr(self, "_flood_told", 0.0) >= 1.0:
                 self._flood_told = now
                 await self.send_error(_("Too many messages: slow down; this one was ignored."))
@@ -336,15 +349,19 @@ class TableConsumer(AsyncWebsocketConsumer):
             if intent.kind == "resync":
                 self._resync()
             elif intent.kind in ("act", "autoplay"):
-                stamp = send.action_started.set(time.time() if latency.on() else None)
+                stamp = send.action_started.set(time.time())
+                context = logs.bind(hand_id=intent.hand_id)  # the service names it if not
                 call = act if intent.kind == "act" else autoplay
                 try:
                     await _retrying(call, self.table_id, self.user, intent)
                 finally:
                     send.action_started.reset(stamp)
+                    logs.unbind(context)
+                metrics.ACTIONS.labels(intent.kind).inc()
             elif intent.kind == "chat":
                 await hooks.chat(self, intent)
         except ActionRejected as error:
+            metrics.REFUSED.labels(error.code.value).inc()
             if error.code is ErrorCode.STALE_VERSION:
                 await self.send_state()
             await self.send_error(error.message)

@@ -2,7 +2,8 @@
 arrival to the last frame of its push written to a socket, whatever the clients sharing the
 machine do. On only with ``DDZ_LATENCY_LOG`` (bench/load_tables.py reads the file).
 
-The consumer stamps the action (``push.send.action_started``, which the push's frames carry);
+The consumer stamps the action (``push.send.action_started``, which the push's frames carry
+when the log is on);
 each socket that writes a frame of it reports here; a thread appends each action whose last
 frame is a second old as ``<arrival, epoch seconds> <milliseconds>``.
 """
@@ -18,10 +19,6 @@ _SETTLED_SECONDS = 1.0
 _last_written: dict[float, float] = {}
 _lock = threading.Lock()
 _writer: threading.Thread | None = None
-
-
-def on() -> bool:
-    return bool(settings.DDZ_LATENCY_LOG)
 
 
 def frame_written(started: float) -> None:

@@ -11,8 +11,10 @@ by the next push or a resync.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field, replace
 
+from ddz_site import metrics
 from games.models import Table
 from games.push import frames, send
 from games.push.outbox import (
@@ -86,6 +88,9 @@ def merge(events: list[Event]) -> list[TablePush]:
 
 def deliver(box: Outbox) -> None:
     """Push what the committed write's outbox recorded."""
+    started = send.action_started.get()
+    if started is not None:  # a player's action just committed
+        metrics.ACTION_COMMIT_SECONDS.observe(time.time() - started)
     for push in merge(box.events):
         try:
             if push.keep is not None:

@@ -13,6 +13,7 @@ import asyncio
 import contextvars
 import logging
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -21,6 +22,9 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.conf import settings
+
+from ddz_site import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +52,9 @@ async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> Non
         await layer.group_send(group, event)
 
 
-# When the player's action behind a push arrived (epoch seconds), where it is measured
-# (games/live/latency.py): its frames carry it to the sockets that write them.
+# When the player's action behind a push arrived (epoch seconds): the metrics time its commit
+# and its push from it (ddz_site/metrics.py), and with DDZ_LATENCY_LOG its frames carry it to
+# the sockets that write them (games/live/latency.py).
 action_started: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "action_started", default=None
 )
@@ -63,13 +68,23 @@ def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
     if layer is None or not frames:
         return
     started = action_started.get()
-    if started is not None:
+    if started is not None and settings.DDZ_LATENCY_LOG:
         frames = [(group, {**event, "started": started}) for group, event in frames]
     loop = _server_loop
     if loop is not None and loop.is_running():
-        loop.call_soon_threadsafe(_post, loop, layer, frames)
+        loop.call_soon_threadsafe(_post, loop, layer, frames, started)
         return
-    async_to_sync(_send_all)(layer, frames)
+    try:
+        async_to_sync(_send_all)(layer, frames)
+    except Exception:
+        metrics.CHANNEL_LAYER_ERRORS.inc()
+        raise
+    _pushed(started)
+
+
+def _pushed(started: float | None) -> None:
+    if started is not None:
+        metrics.ACTION_PUSH_SECONDS.observe(time.time() - started)
 
 
 class _Queue:
@@ -77,19 +92,24 @@ class _Queue:
     socket's frames never overtake each other."""
 
     def __init__(self) -> None:
-        self.pushes: deque[tuple[Any, list[tuple[str, dict[str, Any]]]]] = deque()
+        self.pushes: deque[tuple[Any, list[tuple[str, dict[str, Any]]], float | None]] = deque()
         self.sender: asyncio.Task[None] | None = None
 
 
 _queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = weakref.WeakKeyDictionary()
 
 
-def _post(loop: asyncio.AbstractEventLoop, layer: Any, frames: list[tuple[str, Any]]) -> None:
+def _post(
+    loop: asyncio.AbstractEventLoop,
+    layer: Any,
+    frames: list[tuple[str, Any]],
+    started: float | None,
+) -> None:
     # runs on the loop (so does the sender): no lock is needed
     box = _queues.get(loop)
     if box is None:
         box = _queues[loop] = _Queue()
-    box.pushes.append((layer, frames))
+    box.pushes.append((layer, frames, started))
     if box.sender is None:
         box.sender = loop.create_task(_drain(box))
 
@@ -97,11 +117,14 @@ def _post(loop: asyncio.AbstractEventLoop, layer: Any, frames: list[tuple[str, A
 async def _drain(box: _Queue) -> None:
     try:
         while box.pushes:
-            layer, frames = box.pushes.popleft()
+            layer, frames, started = box.pushes.popleft()
             try:
                 await _send_all(layer, frames)
             except Exception:  # one failed push must not stop the others
+                metrics.CHANNEL_LAYER_ERRORS.inc()
                 logger.exception("a push to %s failed", frames[0][0])
+            else:
+                _pushed(started)
     finally:
         box.sender = None
 

@@ -21,7 +21,16 @@ from django.db.models import Count, Exists, FilteredRelation, OuterRef, Q, Query
 
 from games.engine.record import replay
 from games.engine.state import HandState
-from games.models import Hand, HandPlayer, InviteMiss, Room, Seat, SocketLease, Table
+from games.models import (
+    Hand,
+    HandPlayer,
+    InviteMiss,
+    Room,
+    Seat,
+    ServerProcess,
+    SocketLease,
+    Table,
+)
 from games.table.hooks import hooks
 from games.table.prepared import PreparedRead
 
@@ -330,3 +339,25 @@ def hands_readable(*, hand_ids: Iterable[int], user: Any) -> set[int]:
         hands = hands.filter(readable)
     readable = set(hands.values_list("pk", flat=True).distinct())
     return readable - hooks.hidden_hands(hand_ids=readable, user=user) if readable else readable
+
+
+def tables_in_play_by_variant() -> dict[str, int]:
+    """How many tables are playing a hand, per variant (the metrics, the operators' view)."""
+    rows = Table.objects.filter(status=Table.Status.PLAYING).values_list("room__variant")
+    return dict(rows.annotate(count=Count("pk")).values_list("room__variant", "count"))
+
+
+def hands_active_by_variant() -> dict[str, int]:
+    rows = Hand.objects.filter(status=Hand.Status.ACTIVE).values_list("table__room__variant")
+    return dict(rows.annotate(count=Count("pk")).values_list("table__room__variant", "count"))
+
+
+def processes_seen(*, since: datetime.datetime) -> list[ServerProcess]:
+    """The served processes whose heartbeat came after ``since``, the most recent first."""
+    return list(ServerProcess.objects.filter(seen_at__gte=since).order_by("-seen_at"))
+
+
+def live_sockets(*, now: datetime.datetime, lease_seconds: int) -> int:
+    """Open table sockets across the processes (their leases still renewed)."""
+    since = now - datetime.timedelta(seconds=lease_seconds)
+    return SocketLease.objects.filter(renewed_at__gte=since).count()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from django.conf import settings
@@ -37,6 +38,7 @@ from django.db import close_old_connections, connection
 from django.db.utils import DatabaseError
 from django.utils import timezone
 
+from ddz_site import logs, metrics
 from games import services
 from games.models import Hand
 from games.reads import selectors
@@ -55,11 +57,12 @@ def poll_seconds() -> float:
     return settings.DDZ_DEADLINE_POLL_SECONDS
 
 
-def due_hand_ids(*, now: datetime.datetime) -> list[int]:
+def due_hands(*, now: datetime.datetime) -> list[tuple[int, datetime.datetime]]:
+    """The due hands' ids and deadlines, the most overdue first."""
     return list(
         Hand.objects.filter(status=Hand.Status.ACTIVE, deadline_at__lte=now)
         .order_by("deadline_at", "pk")
-        .values_list("pk", flat=True)[:_BATCH]
+        .values_list("pk", "deadline_at")[:_BATCH]
     )
 
 
@@ -75,7 +78,10 @@ def next_deadline_in(*, now: datetime.datetime) -> float | None:
 
 
 def _apply_one(hand_id: int, *, now: datetime.datetime) -> bool:
+    thinking = time.perf_counter()
     replies = services.hand_decide_bots(hand_id=hand_id)  # before the lock: it may search
+    if replies:
+        metrics.BOT_DECISION_SECONDS.observe(time.perf_counter() - thinking)
     skip = connection.features.has_select_for_update_skip_locked
     with write():
         table = locked_table(hands__pk=hand_id, skip_locked=skip)
@@ -91,15 +97,49 @@ def hand_apply_due_deadlines(*, now: datetime.datetime | None = None) -> int:
     """Apply every deadline due at ``now``; returns the number of hands that moved."""
     now = now or timezone.now()
     moved = 0
-    for hand_id in due_hand_ids(now=now):
+    due = due_hands(now=now)
+    heartbeat.lag_seconds = (now - due[0][1]).total_seconds() if due else 0.0
+    metrics.RUNNER_LAG_SECONDS.set(heartbeat.lag_seconds)
+    for hand_id, deadline in due:
+        context = logs.bind(hand_id=hand_id)
         try:
             if _apply_one(hand_id, now=now):
                 moved += 1
+                metrics.RUNNER_APPLY_LAG_SECONDS.observe(
+                    (timezone.now() - deadline).total_seconds()
+                )
         except ActionRejected as error:  # lost a race: the other writer's state stands
             logger.info("deadline of hand %s: %s", hand_id, error)
         except DatabaseError:
             logger.exception("deadline of hand %s failed; will retry", hand_id)
+        finally:
+            logs.unbind(context)
     return moved
+
+
+class Heartbeat:
+    """This process's deadline runner as its last round left it: when that round ended (a
+    monotonic clock; None before the first) and how late its most overdue hand was. Readiness
+    (/readyz) and the operators' live view read it."""
+
+    def __init__(self) -> None:
+        self.loaded = time.monotonic()
+        self.running = False  # run_forever started in this process
+        self.round_ended: float | None = None
+        self.lag_seconds: float = 0.0
+
+    def age_seconds(self) -> float:
+        """Seconds since the last round ended (before the first: since the process began)."""
+        return time.monotonic() - (self.round_ended or self.loaded)
+
+
+heartbeat = Heartbeat()
+
+
+def runner_running() -> bool:
+    """Whether this process runs a deadline runner (the served process's thread, or
+    ``manage.py run_deadlines``)."""
+    return heartbeat.running or "ddz-deadlines" in _threads
 
 
 def presence_sweep(*, now: datetime.datetime | None = None) -> int:
@@ -122,24 +162,30 @@ def run_forever(*, stop: threading.Event | None = None, interval: float | None =
     """Poll for due deadlines and dead socket leases until ``stop`` is set."""
     stop = stop or threading.Event()
     interval = poll_seconds() if interval is None else interval
-    while not stop.is_set():
-        pause = interval
-        try:
-            presence_sweep()
-            hand_apply_due_deadlines()
-            services.table_fill_idle()
-            hooks.runner_round()
-            now = timezone.now()
-            dues = [
-                d for d in (next_deadline_in(now=now), hooks.due_work(now=now)) if d is not None
-            ]
-            if dues:
-                pause = max(_MIN_PAUSE_SECONDS, min(interval, *dues))
-        except Exception:
-            logger.exception("deadline runner iteration failed")
-        finally:
-            close_old_connections()
-        wake.pause(stop, pause)
+    heartbeat.running = True
+    try:
+        while not stop.is_set():
+            pause = interval
+            try:
+                presence_sweep()
+                hand_apply_due_deadlines()
+                services.table_fill_idle()
+                hooks.runner_round()
+                now = timezone.now()
+                dues = [
+                    d for d in (next_deadline_in(now=now), hooks.due_work(now=now)) if d is not None
+                ]
+                if dues:
+                    pause = max(_MIN_PAUSE_SECONDS, min(interval, *dues))
+            except Exception:
+                logger.exception("deadline runner iteration failed")
+            else:
+                heartbeat.round_ended = time.monotonic()
+            finally:
+                close_old_connections()
+            wake.pause(stop, pause)
+    finally:
+        heartbeat.running = False
 
 
 # A hand left due (another process holds its table, or its bot's move lost a race) is looked at
@@ -174,17 +220,35 @@ def leases_keep(*, now: datetime.datetime | None = None) -> int:
 
 
 def renew_forever(*, stop: threading.Event | None = None, interval: float | None = None) -> None:
-    """Keep this process's socket leases until ``stop`` is set."""
+    """Keep this process's socket leases, and record its heartbeat, until ``stop`` is set (in
+    ``manage.py run_deadlines`` it holds no socket: only the heartbeat)."""
     stop = stop or threading.Event()
     interval = settings.DDZ_SOCKET_RENEW_SECONDS if interval is None else interval
     while not stop.is_set():
         try:
             leases_keep()
+            process_beat()
         except Exception:
             logger.exception("keeping the socket leases failed; will retry")
         finally:
             close_old_connections()
         stop.wait(interval)
+
+
+def process_beat() -> None:
+    """Record this process's heartbeat for the operators' live view, and its database pool's
+    use for the metrics."""
+    runs = runner_running() and heartbeat.round_ended is not None
+    age = datetime.timedelta(seconds=heartbeat.age_seconds())
+    services.process_beat(
+        sockets=len(presence.sockets_held()),
+        runner_round_at=timezone.now() - age if runs else None,
+        runner_lag_seconds=heartbeat.lag_seconds if runs else None,
+        errors=logs.recent_errors(),
+    )
+    pool = getattr(connection, "pool", None)
+    if pool is not None:
+        metrics.pool_observe(pool.get_stats())
 
 
 _threads: dict[str, threading.Thread] = {}

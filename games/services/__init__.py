@@ -23,6 +23,7 @@ from games.services.hands import (
     seat_set_autoplay,
     table_deal_for,
 )
+from games.services.processes import process_beat
 from games.services.seating import (
     Presence,
     bot_fill_seconds,
@@ -61,6 +62,7 @@ __all__ = [
     "hand_decide_bots",
     "hand_start",
     "hand_submit_action",
+    "process_beat",
     "room_computed_min_balance",
     "room_create",
     "room_min_balance",

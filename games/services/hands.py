@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from ddz_site import logs
 from games.engine.beans import RoomStakes, round_half_up
 from games.engine.bot import bot_action
 from games.engine.dealing import deal, new_seed, next_landlord_seat, seed_commitment
@@ -357,6 +358,9 @@ def _locked_player_hand(table_id: Any, hand_id: Any, user: Any) -> _PlayerHand:
     """The locked table, its seats, its active hand, the user's seat in it, who holds each
     seat, and the hand's state (HAND_OVER for a finished hand)."""
     table, seats, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
+    # the log records of the player's move name its hand from here on (the caller's scope ends
+    # it: the socket's frame, ddz_site/logs.py)
+    logs.bind(hand_id=hand.pk)
     if hand.status != Hand.Status.ACTIVE:
         raise ActionRejected.of(ErrorCode.HAND_OVER)
     seat, holders = _player_seat(hand, user)

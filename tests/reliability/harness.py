@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from competitions.management.commands import restore_check
 from games.engine.cards import format_cards
 from games.engine.hand import apply
 from games.engine.record import replay
@@ -51,12 +52,7 @@ def free_port() -> int:
 
 def database_url(settings_dict: dict[str, Any]) -> str:
     """A DATABASE_URL for another process to open the same (test) database."""
-    user = settings_dict.get("USER") or ""
-    password = settings_dict.get("PASSWORD") or ""
-    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-    host = settings_dict.get("HOST") or "127.0.0.1"
-    port = settings_dict.get("PORT") or 5432
-    return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+    return restore_check.database_url(settings_dict, settings_dict["NAME"])
 
 
 def _die_with_parent() -> None:

@@ -8,12 +8,10 @@ from ddz_site.settings import *  # noqa: F403
 
 DDZ_DEADLINE_POLL_SECONDS = float(os.environ.get("DDZ_DEADLINE_POLL_SECONDS", "0.25"))
 DDZ_DISCONNECT_GRACE_SECONDS = int(os.environ.get("DDZ_DISCONNECT_GRACE_SECONDS", "20"))
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
+LOGGING = logging_config(  # noqa: F405
+    level=os.environ.get("LOG_LEVEL", "WARNING"),
+    json_lines=LOG_FORMAT == "json",  # noqa: F405
+)
 # DEBUG=0 runs (the load bench) serve no static files and have no collectstatic manifest.
 STORAGES = {
     **STORAGES,  # noqa: F405

@@ -12,7 +12,9 @@ from games.runner.deadlines import (
     hand_apply_due_deadlines,
     poll_seconds,
     presence_sweep,
+    renew_forever,
     run_forever,
+    start_daemon,
 )
 from games.services import table_fill_idle
 
@@ -36,5 +38,7 @@ class Command(BaseCommand):
             return
         interval = options["interval"] if options["interval"] is not None else poll_seconds()
         self.stdout.write(f"applying deadlines every {interval} s (Ctrl-C to stop)")
+        # its heartbeat and lag for the operators' live view, as a served process's
+        start_daemon("ddz-socket-leases", renew_forever)
         with contextlib.suppress(KeyboardInterrupt):
             run_forever(interval=interval)

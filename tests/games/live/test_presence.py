@@ -165,7 +165,7 @@ def test_a_served_process_renews_its_leases_whether_or_not_it_runs_deadlines(
 
     started: list[str] = []
     settings.DDZ_DEADLINE_RUNNER = runner
-    monkeypatch.setattr(games_apps, "_serving", lambda: True)
+    monkeypatch.setattr(games_apps, "serving", lambda: True)
     monkeypatch.setattr(deadlines, "start_daemon", lambda name, target: started.append(name))
     monkeypatch.setattr(deadlines, "start_thread", lambda: started.append("ddz-deadlines"))
     apps.get_app_config("games").ready()

@@ -29,9 +29,13 @@ def test_asgi_routes_websockets_through_the_origin_check():
     from channels.security.websocket import OriginValidator
 
     from ddz_site.asgi import application
+    from ddz_site.health import ReadinessGate
 
-    assert isinstance(application, ProtocolTypeRouter)
-    assert isinstance(application.application_mapping["websocket"], OriginValidator)
+    # behind the readiness gate (ddz_site/health.py), which only answers the health paths
+    assert isinstance(application, ReadinessGate)
+    router = application.application
+    assert isinstance(router, ProtocolTypeRouter)
+    assert isinstance(router.application_mapping["websocket"], OriginValidator)
 
 
 def test_the_served_process_lets_its_threads_take_turns_often():

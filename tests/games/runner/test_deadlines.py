@@ -156,16 +156,16 @@ def test_the_runner_thread_starts_only_when_serving(monkeypatch):
     from games import apps
 
     monkeypatch.setattr(apps.sys, "argv", ["manage.py", "migrate"])
-    assert not apps._serving()
+    assert not apps.serving()
     monkeypatch.setattr(apps.sys, "argv", ["/usr/bin/daphne", "ddz_site.asgi:application"])
-    assert apps._serving()
+    assert apps.serving()
     monkeypatch.setattr(apps.sys, "argv", ["manage.py", "runserver"])
     monkeypatch.setenv("RUN_MAIN", "true")
-    assert apps._serving()
+    assert apps.serving()
     monkeypatch.delenv("RUN_MAIN")
-    assert not apps._serving()
+    assert not apps.serving()
     monkeypatch.setattr(apps.sys, "argv", ["manage.py", "runserver", "--noreload"])
-    assert apps._serving()
+    assert apps.serving()
 
 
 @pytest.mark.django_db
