@@ -462,6 +462,8 @@ def screen_context(
         "move_version": version if my_turn else None,
         "can_play": my_turn and "play" in legal,
         "can_pass": my_turn and "pass" in legal,
+        # 要不起: following, and nothing in his hand beats the top play: Pass is all he can do
+        "cant_beat": my_turn and phase == "play" and "pass" in legal and "play" not in legal,
         "choices": _choice_buttons(view) if my_turn else [],
         "autoplay_on": bool(view.get("autoplay_on")),
         "finished": bool(view.get("finished")),
