@@ -211,7 +211,8 @@ class TestHiddenRoles:
         assert view_for(s, 0)["solo"] is True
 
     @pytest.mark.parametrize(
-        "name", ["fenzhou5_D2_solo_landlord_loses", "qq5_S2_both_reveal_once", "classic3_C1_landlord_wins"]
+        "name",
+        ["fenzhou5_D2_solo_landlord_loses", "qq5_S2_both_reveal_once", "classic3_C1_landlord_wins"],
     )
     def test_every_variant_reports_two_and_one(self, name: str) -> None:
         s = load(name, 3)
