@@ -5,30 +5,14 @@ table whose room shows cards; every landlord bids 3 and shows. One server, one t
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
-import pytest
-
-from tests.browser.conftest import SETUP, Served
 from tests.browser.pages import act, join, login, open_page, shot
 
 ROOM = "room-aids"
-AIDS_SETUP = (
-    SETUP
-    + f"""
+EXTRA_SETUP = f"""
 room_create(name={ROOM!r}, variant="classic3", coefficient=1, bot_delay_ms=100,
             options={{"classic3_show_cards": True}})
 """
-)
-
-
-@pytest.fixture(scope="module")
-def server(databases) -> Iterator[str]:
-    served = Served(databases, AIDS_SETUP)
-    try:
-        yield served.base
-    finally:
-        served.stop()
 
 
 COUNTER = "() => [...document.querySelectorAll('#table-counter td')].map(td => +td.textContent)"
