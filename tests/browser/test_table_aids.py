@@ -49,6 +49,12 @@ def test_counter_reports_cant_beat_and_show_cards(browser, server) -> None:
     pages[0].click("#table-controls form[action$='/deal/'] button")
     for page in pages:
         page.wait_for_selector("#table-hand .hc")
+        # the 报牌 sounds each page plays (whether the player muted them or not)
+        page.evaluate(
+            """() => { const sounds = window.ddzClubSounds, play = sounds.report;
+            window.reportSounds = [];
+            sounds.report = (left) => { window.reportSounds.push(left); play(left); }; }"""
+        )
 
     # 记牌器: open by default, one number per rank: 54 cards less his 17 and, unless he holds
     # it, the face-up card (the exact counts are tests/games/screen/test_table_aids.py's)
@@ -108,5 +114,7 @@ def test_counter_reports_cant_beat_and_show_cards(browser, server) -> None:
     assert cant_beat and auto_passed == cant_beat
     # 报牌: every tag says what its seat's count shows, 2 or 1
     assert reports and all(left == count and left in ("1", "2") for _s, left, count in reports)
+    sounded = {left for page in pages for left in page.evaluate("() => window.reportSounds")}
+    assert sounded and sounded <= {"1", "2"}
     for page in pages:
         page.context.close()
