@@ -89,7 +89,7 @@ class PlayerSettings(models.Model):
     sound = models.BooleanField(_("sound"), default=True)
     auto_pass = models.BooleanField(
         _("auto-pass"),
-        default=False,
+        default=True,
         help_text=_("Pass by yourself when you cannot beat the cards on the table."),
     )
     language = models.CharField(_("language"), max_length=16, blank=True, default="")

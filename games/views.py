@@ -343,6 +343,8 @@ def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
         what = _("Reveal identity") if value else _("Give up")
     elif act == "double":
         what = _("Double") if value else _("Don't double")
+    elif act == "show":
+        what = _("Showed his hand") if value else _("Kept his hand hidden")  # 明牌 / 不明牌
     elif act == "grab":
         what = (
             _("No grab")

@@ -68,6 +68,7 @@ from games.engine.state import (
     PHASE_PLAY,
     PLAY,
     REVEAL,
+    SHOW,
     Action,
     HandState,
 )
@@ -346,7 +347,7 @@ def _strength(v: Variant, hand: tuple[int, ...]) -> float:
 #         (31 cards before the bottom read about 0.2 lower than 38 after).
 #   fenzhou5: a called partner wins ~55%, a solo ~30% unless the hand reads above -0.35.
 THRESHOLDS: dict[str, dict[str, float]] = {
-    "classic3": {"bid3": -0.75, "bid2": -1.0, "bid1": -1.35, "double": -0.8},
+    "classic3": {"bid3": -0.75, "bid2": -1.0, "bid1": -1.35, "double": -0.8, "show": -0.4},
     "qq5": {"reveal": -0.85, "double_landlord": -0.8, "double_farmer": -0.65},
     "new5": {"grab": -0.3, "grab_again": -0.2, "open_solo": 0.0, "hidden_solo": 0.05},
     "fenzhou5": {"solo": -0.35},
@@ -379,6 +380,8 @@ def _decide(state: HandState, k: _Knowledge) -> Action:
         return Action(seat, DOUBLE, over(name))
     if act == REVEAL:
         return Action(seat, REVEAL, over("reveal"))
+    if act == SHOW:  # 明牌 only with a hand strong enough to win face up (not calibrated)
+        return Action(seat, SHOW, over("show"))
     if act == GRAB:
         grabs = [c.value for c in choices if c.value is not None]
         already = sum(1 for g in k.view.get("grabs", []) if g["seat"] == seat)

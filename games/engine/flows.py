@@ -45,7 +45,9 @@ from games.engine.state import (
     PHASE_PLAY,
     PHASE_REDEAL,
     PHASE_REVEAL,
+    PHASE_SHOW,
     REVEAL,
+    SHOW,
     Action,
     HandState,
     PlayRecord,
@@ -122,8 +124,6 @@ class Flow:
     simultaneous_phases: ClassVar[tuple[str, ...]] = ()
     # which act each pre-play phase accepts
     phase_acts: ClassVar[dict[str, str]] = {}
-    # 报牌 (fenzhou5): announce hands of this many cards or fewer
-    announce_at: ClassVar[int] = 0
     # a landlord partner that may be hidden (qq5 暗地主, new5 副地主, fenzhou5 狗腿子)
     hidden_partner: ClassVar[bool] = True
     # qq5: from the reveal on, the two landlords see each other's hands
@@ -572,7 +572,7 @@ class New5Flow(Flow):
 
 # --------------------------------------------------------------------------- classic3 (§5)
 class Classic3Flow(Flow):
-    phase_acts = {PHASE_BID: BID, PHASE_DOUBLE: DOUBLE}
+    phase_acts = {PHASE_BID: BID, PHASE_DOUBLE: DOUBLE, PHASE_SHOW: SHOW}
     hidden_partner = False
     doubles_in_turn = True
 
@@ -598,15 +598,16 @@ class Classic3Flow(Flow):
             return [Action(seat, BID, 0)] + [
                 Action(seat, BID, v) for v in range(top + 1, Classic3.MAX_BID + 1)
             ]
-        if state.phase == PHASE_DOUBLE:
-            return [Action(seat, DOUBLE, True), Action(seat, DOUBLE, False)]
+        if state.phase in (PHASE_DOUBLE, PHASE_SHOW):
+            act = self.phase_acts[state.phase]
+            return [Action(seat, act, True), Action(seat, act, False)]
         return []
 
     def default(self, state: HandState, seat: int) -> Action:
         if state.phase == PHASE_BID:
             return Action(seat, BID, 0)
-        if state.phase == PHASE_DOUBLE:
-            return Action(seat, DOUBLE, False)
+        if state.phase in (PHASE_DOUBLE, PHASE_SHOW):
+            return Action(seat, self.phase_acts[state.phase], False)  # 不加倍 / no 明牌
         raise WrongPhase(f"no timeout default in phase {state.phase!r}")
 
     def decide(self, state: HandState, action: Action) -> HandState:
@@ -633,7 +634,11 @@ class Classic3Flow(Flow):
                 )
             return self.start_doubling(state, state.bids.index(top))
         if not isinstance(action.value, bool):
-            raise InvalidChoice("double takes true or false")
+            raise InvalidChoice(f"{action.act} takes true or false")
+        if state.phase == PHASE_SHOW:
+            landlord = state.landlord
+            assert landlord is not None
+            return self.start_play(state, landlord, shown=action.value)
         doubles = list(state.doubles)
         doubles[seat] = action.value
         state = replace(state, doubles=tuple(doubles))
@@ -653,14 +658,18 @@ class Classic3Flow(Flow):
         assert landlord is not None
         hands = list(state.hands)
         hands[landlord] = tuple(sorted(hands[landlord] + state.bottom))
-        return self.start_play(state, landlord, hands=tuple(hands), bottom=(), bottom_public=True)
+        taken = {"hands": tuple(hands), "bottom": (), "bottom_public": True}
+        if state.variant.options.get("classic3_show_cards"):
+            # 明牌 (§5.4): with his 20 cards in hand the landlord may show them for ×2
+            return replace(state, phase=PHASE_SHOW, turn=landlord, asked=(landlord,), **taken)
+        return self.start_play(state, landlord, **taken)
 
     def current_multiplier(self, state: HandState) -> int:
         return _pow2(min(self.counts(state, False, False), Classic3.MAX_DOUBLINGS))
 
     def counts(self, state: HandState, spring: bool, anti: bool) -> int:
         bombs = sum(1 for p in state.plays if p.combo.is_bomb)
-        return bombs + (1 if spring else 0) + (1 if anti else 0)
+        return bombs + (1 if spring else 0) + (1 if anti else 0) + (1 if state.shown else 0)
 
     def springs(self, state: HandState) -> tuple[bool, bool]:
         """(spring, anti-spring) of a finished hand."""
@@ -673,13 +682,12 @@ class Classic3Flow(Flow):
         return spring, anti
 
     def farmer_terms(self, state: HandState, seat: int) -> tuple[StakeTerm, ...]:
-        """bid × 2^d, d = bombs and rockets + spring + anti-spring + his 加倍, at most 4."""
+        """bid × 2^d, d = bombs and rockets + spring + anti-spring + 明牌 + his 加倍, at most 4."""
         spring, anti = self.springs(state)
         bombs = sum(1 for p in state.plays if p.combo.is_bomb)
         terms = [StakeTerm("bombs", Fraction(2), count=bombs)] if bombs else []
-        terms += [
-            StakeTerm(k, Fraction(2)) for k, on in (("spring", spring), ("anti_spring", anti)) if on
-        ]
+        doublings = (("spring", spring), ("anti_spring", anti), ("show", state.shown))
+        terms += [StakeTerm(k, Fraction(2)) for k, on in doublings if on]
         if state.doubles and state.doubles[seat]:
             terms.append(StakeTerm("double", Fraction(2)))
         terms = _capped(terms, _pow2(Classic3.MAX_DOUBLINGS))
@@ -711,7 +719,6 @@ FENZHOU_BONUS = {"bomb": 1, "chain_bomb": 3, "missile": 4, "multi_chain_bomb": 5
 class Fenzhou5Flow(Flow):
     phase_acts = {PHASE_CALL: CALL}
     solo_reveal_copies = 2
-    announce_at = 2
 
     def start(self, state: HandState) -> HandState:
         landlord = state.deal.landlord_seat

@@ -14,6 +14,7 @@ Actions (``Action.from_json`` / ``to_json``, docs/rules.md §8.4), by phase:
 
     bid      classic3   {"seat": s, "act": "bid", "value": 0|1|2|3}          sequential
     double   classic3   {"seat": s, "act": "double", "value": true|false}     sequential
+    show     classic3   {"seat": s, "act": "show", "value": true|false}       the landlord's 明牌
     reveal   qq5        {"seat": s, "act": "reveal", "value": true|false}     simultaneous
     double   qq5        {"seat": s, "act": "double", "value": true|false}     simultaneous
     grab     new5       {"seat": s, "act": "grab", "value": "9h"|"BJ"|null}   simultaneous

@@ -24,10 +24,11 @@ CardCode = int
 
 # act names of docs/rules.md §8.4
 BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL = "bid", "grab", "reveal", "double", "partner", "call"
+SHOW = "show"  # classic3 明牌: the landlord shows his hand to everyone (option classic3_show_cards)
 PLAY, PASS, TIMEOUT, AUTOPLAY = "play", "pass", "timeout", "autoplay"
 CLOSE = "close"  # the server closes a sealed simultaneous step (see HandState.sealed_steps)
-ACTS = (BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL, PLAY, PASS, TIMEOUT, AUTOPLAY, CLOSE)
-_VALUE_ACTS = (BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL, AUTOPLAY)
+ACTS = (BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL, SHOW, PLAY, PASS, TIMEOUT, AUTOPLAY, CLOSE)
+_VALUE_ACTS = (BID, GRAB, REVEAL, DOUBLE, PARTNER, CALL, SHOW, AUTOPLAY)
 _CARD_VALUE_ACTS = (GRAB, CALL)
 
 # phases
@@ -37,6 +38,7 @@ PHASE_REVEAL = "reveal"
 PHASE_DOUBLE = "double"
 PHASE_PARTNER = "partner"
 PHASE_CALL = "call"
+PHASE_SHOW = "show"
 PHASE_PLAY = "play"
 PHASE_FINISHED = "finished"
 PHASE_REDEAL = "redeal"
@@ -144,6 +146,7 @@ class HandState:
     marked_card: CardCode | None = None  # qq5 twin identity, new5 circled card, fenzhou5 call
     revealed: bool = False  # partner (or the solo) publicly known
     marked_played: int = 0  # copies of the marked identity the main landlord has played
+    shown: bool = False  # classic3 明牌: the landlord's hand is face up from his show on
     # decisions
     bids: tuple[int | None, ...] = ()
     doubles: tuple[bool | None, ...] = ()

@@ -53,6 +53,10 @@ LOW_ACE_TWO_CHAIN_POSITIONS: Mapping[int, tuple[int, ...]] = {
     15: (2,),
 }
 
+# Table aids every variant offers, named like rule options so that a room may switch them off:
+# no play, step or settlement depends on them (docs/rules.md §9).
+AID_OPTIONS: Mapping[str, tuple[Any, ...]] = {"card_counter": (True, False)}
+
 # When a play may be made: at any time, only as the player's final play, or never.
 ALWAYS = "always"
 FINAL = "final"
@@ -216,7 +220,7 @@ class QQ5(Variant):
     hand_size = 21
     bottom_size = 3
     landlord_hand_size = 24
-    option_choices = {"qq5_double_scope": ("global", "per_player")}
+    option_choices = {"qq5_double_scope": ("global", "per_player"), **AID_OPTIONS}
 
     triple_pair = True
     plane_pair = True
@@ -270,7 +274,7 @@ class New5(Variant):
     hand_size = 31
     bottom_size = 7
     landlord_hand_size = 38
-    option_choices = {"new5_scheme": ("level", "city")}
+    option_choices = {"new5_scheme": ("level", "city"), **AID_OPTIONS}
     # Grab material is six identities (two jokers, four suits of the 明牌 rank), three copies
     # each, worth at most two grabs per identity: G ≤ 12, doubled by 明独打.
     MAX_BASE_MULTIPLE = 2 * 12
@@ -332,7 +336,11 @@ class Classic3(Variant):
     hand_size = 17
     bottom_size = 3
     landlord_hand_size = 20
-    option_choices = {"classic3_kicker_policy": ("permissive", "strict")}
+    option_choices = {
+        "classic3_kicker_policy": ("permissive", "strict"),
+        "classic3_show_cards": (False, True),
+        **AID_OPTIONS,
+    }
     MAX_BID = 3
     MAX_DOUBLINGS = 4
 
@@ -406,6 +414,7 @@ class Fenzhou5(Variant):
         "fenzhou_bare_plane_last": (True, False),
         "fenzhou_joker_kicker": (True, False),
         "fenzhou_bonus_counts_all_bombs": (True, False),
+        **AID_OPTIONS,
     }
 
     bare_triple = FINAL

@@ -5,8 +5,11 @@ for a seat, exactly its own private knowledge. Card identities appear only under
 ``hand`` (own), ``partner_hand`` (qq5 landlords after the reveal), ``bottom`` (classic3 once the
 landlord is fixed; for qq5/new5 only the landlord who took it), ``face_up.card``,
 ``marked_card`` (the called / circled card once announced), ``grabs[].card``, ``plays[].cards``,
-``trick[].cards``, ``top.cards``, ``choices[].value`` (a seat's own grab/call choices) and,
-once the hand is over (the whole record is public then), ``final_hands`` (every seat's).
+``trick[].cards``, ``top.cards``, ``choices[].value`` (a seat's own grab/call choices),
+``shown_hand`` (a classic3 landlord's hand from his 明牌 on, to everyone) and, once the hand is
+over (the whole record is public then), ``final_hands`` (every seat's). A seat's ``unseen``
+(记牌器, when the room's ``card_counter`` is on) counts per rank the copies it has not seen:
+it is computed from the rest of its view alone (``unseen_counts``).
 A seat's own ``stake`` (what its stake is made of so far) is left out while it would tell
 what the rules still hide (qq5 per-player doubling: the landlords' doubles).
 
@@ -19,10 +22,21 @@ start to its close, whatever the hidden structure (the step's close shows every 
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from games.engine.cards import format_card, format_cards, format_ranks
+from games.engine.cards import (
+    BJ,
+    RANK_THREE,
+    SJ,
+    format_card,
+    format_cards,
+    format_ranks,
+    parse_cards,
+    ranks_of,
+)
 from games.engine.flows import StakeTerm, flow_for
 from games.engine.hand import legal_actions, waiting_seats
 from games.engine.memo import last_by_identity
@@ -36,8 +50,13 @@ from games.engine.state import (
     HandState,
     PlayRecord,
 )
+from games.engine.variants import find_variant
 
-__all__ = ["public_view", "view_for"]
+__all__ = ["COUNTER_RANKS", "REPORT_AT", "public_view", "unseen_counts", "view_for"]
+
+# 报牌 (docs/rules.md §2.6): a hand of this many cards or fewer is announced, in every variant.
+# Display only: every hand's count is public anyway, and no rule depends on it.
+REPORT_AT = 2
 
 
 @lru_cache(maxsize=8192)
@@ -155,6 +174,8 @@ def _common(state: HandState, seat: int | None) -> dict[str, Any]:
     out["auto_win"] = state.auto_win
     if state.bottom_public:
         out["bottom"] = format_cards(d.bottom)
+    if state.shown and not state.finished and state.landlord is not None:
+        out["shown_hand"] = format_cards(state.hands[state.landlord])  # 明牌: face up to all
     if state.phase == PHASE_PLAY or state.plays:
         out["leader"] = state.leader
         out["top"] = None if state.top is None else _play_json(state.top)
@@ -163,10 +184,7 @@ def _common(state: HandState, seat: int | None) -> dict[str, Any]:
             for s, cards in state.trick
         ]
         out["plays"] = list(_plays_json(state.plays))
-    if flow.announce_at:
-        out["reports"] = {
-            str(s): len(h) for s, h in enumerate(state.hands) if 0 < len(h) <= flow.announce_at
-        }
+    out["reports"] = {str(s): len(h) for s, h in enumerate(state.hands) if 0 < len(h) <= REPORT_AT}
     if state.result is not None:
         r = state.result
         out["result"] = {
@@ -225,6 +243,8 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
     out["legal"] = kinds
     out["choices"] = [a.to_json() for a in actions if a.act not in ("play", "pass")]
     out["autoplay_on"] = state.autoplay[seat]
+    if state.variant.options.get("card_counter"):
+        out["unseen"] = unseen_counts(out)
     flow = flow_for(state.variant)
     # his own stake as it stands, from what he may know of an open step (the others' 亮, 加倍
     # or grabs show at its close, in his stake too)
@@ -232,3 +252,69 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
     if not state.finished and flow.stake_known(seen, seat):
         out["stake"] = _terms(flow.stake_terms(seen, seat))
     return out
+
+
+# 记牌器: the ranks it counts, 3 … 2 then the small and the big joker
+COUNTER_RANKS = tuple(range(RANK_THREE, BJ + 1))
+
+
+def _codes(text: str | None) -> tuple[int, ...]:
+    return parse_cards(text) if text else ()
+
+
+def _held_surely(shown: Counter[int], played: Iterable[int]) -> Counter[int]:
+    """The copies of cards once shown in a seat's hand it must still hold: copies of one
+    identity are alike, so each copy it has played since may have been a shown one."""
+    return shown - Counter(played)
+
+
+def unseen_counts(view: dict[str, Any]) -> list[int]:
+    """记牌器: for each rank of ``COUNTER_RANKS``, the copies the view's seat has not seen: the
+    variant's decks, minus its own hand, every card played, and the cards the rules have
+    shown it that their holders must still hold: the public bottom (classic3, shown as the
+    landlord takes it), the face-up card in its holder's hand, the pairs and triples a new5
+    grab showed, the partner's hand (qq5) and a 明牌 hand. Announced identities (a called or circled
+    card) tell where a copy is but show none, and do not count. Reads the view only, so it
+    can only count what the seat may know."""
+    me = view["seat"]
+    variant = find_variant(view["variant"], **view["options"])
+    plays = view.get("plays") or []
+    played_by: dict[int, list[int]] = {}
+    seen: Counter[int] = Counter(_codes(view.get("hand")))
+    for p in plays:
+        cards = _codes(p["cards"])
+        seen.update(cards)
+        played_by.setdefault(p["seat"], []).extend(cards)
+    if view.get("final_hands"):
+        for seat, text in enumerate(view["final_hands"]):
+            if seat != me:
+                seen.update(_codes(text))
+    else:
+        shown: dict[int, Counter[int]] = {}
+        exact: dict[int, str] = {}
+        landlord = view.get("landlord")
+        if view.get("shown_hand") is not None and landlord is not None and landlord != me:
+            exact[landlord] = view["shown_hand"]
+        if view.get("partner_hand") is not None:
+            side = (view.get("teams") or {}).get("landlord") or []
+            exact.update((s, view["partner_hand"]) for s in side if s != me)
+        if view.get("bottom") and landlord is not None:  # shown once the landlord took it
+            shown.setdefault(landlord, Counter()).update(_codes(view["bottom"]))
+        face_up = view.get("face_up")
+        if face_up is not None:
+            shown.setdefault(face_up["seat"], Counter()).update(_codes(face_up["card"]))
+        grabbed: Counter[tuple[int, int]] = Counter(
+            (g["seat"], code) for g in view.get("grabs") or [] for code in _codes(g["card"])
+        )
+        for (seat, code), grabs in grabbed.items():
+            # a grab shows a pair of the identity, a second grab with it the third copy
+            group = shown.setdefault(seat, Counter())
+            group[code] = max(group[code], grabs + 1)
+        for text in exact.values():
+            seen.update(_codes(text))
+        for seat, cards in shown.items():
+            if seat != me and seat not in exact:
+                seen.update(_held_surely(cards, played_by.get(seat, ())))
+    by_rank = Counter(ranks_of(seen.elements()))
+    per_rank = {r: variant.decks * (1 if r >= SJ else 4) for r in COUNTER_RANKS}
+    return [per_rank[r] - by_rank[r] for r in COUNTER_RANKS]

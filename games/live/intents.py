@@ -5,7 +5,7 @@ which is ignored). Every value may arrive as a string, because HTML forms only h
 
   {"intent": "act", "version": "7", "act": "play", "cards": "3s 3h"}
   {"intent": "act", "version": "7", "act": "bid", "value": "2"}          # 0 = 不叫
-  {"intent": "act", "version": "7", "act": "reveal", "value": "true"}    # reveal/double
+  {"intent": "act", "version": "7", "act": "reveal", "value": "true"}    # reveal/double/show
   {"intent": "act", "version": "7", "act": "grab", "value": "9h"}        # "" = grab no more
   {"intent": "act", "version": "7", "act": "partner", "value": "call_friend"}
   {"intent": "act", "version": "7", "act": "call", "value": "Ah"}
@@ -33,7 +33,7 @@ MAX_FRAME_CHARS = 4096
 MAX_CARDS_CHARS = 400  # 38-card hands in suited notation take about 115 characters
 INTENTS = ("act", "autoplay", "resync", "chat")
 MAX_CHAT_CHARS = 200  # the club checks its own, lower limit (DDZ_CHAT_MAX_CHARS)
-CLIENT_ACTS = ("play", "pass", "bid", "grab", "reveal", "double", "partner", "call")
+CLIENT_ACTS = ("play", "pass", "bid", "grab", "reveal", "double", "show", "partner", "call")
 PARTNER_VALUES = ("open_solo", "hidden_solo", "call_friend")
 _TRUE = ("true", "1", "yes", "on")
 _FALSE = ("false", "0", "no", "off")
@@ -113,7 +113,7 @@ def _act(data: dict[str, Any]) -> dict[str, Any]:
         if not text.isdigit():
             raise _bad(ErrorCode.BAD_VALUE, "bid takes 0-3")
         return {"act": "bid", "value": int(text)}
-    if act in ("reveal", "double"):
+    if act in ("reveal", "double", "show"):
         return {"act": act, "value": _bool(raw, act)}
     if act in ("grab", "call"):
         text = _text(raw, act, 8)

@@ -38,6 +38,7 @@ from games.screen.labels import (
     card_face,
     card_faces,
     cards_short,
+    counter_columns,
     kind_label,
     role_label,
     stake_steps,
@@ -212,6 +213,9 @@ def _choice_buttons(view: dict[str, Any]) -> list[dict[str, Any]]:
             card = card_face(value)
             label = _("Call %(card)s") % {"card": card["label"]}
             style = "card"
+        elif act == "show":
+            label = _("Show my cards ×2") if value else _("Keep them hidden")  # 明牌 / 不明牌
+            style = "primary" if value else "secondary"
         else:  # pragma: no cover - future acts
             label = f"{act} {value}"
         if isinstance(value, bool):
@@ -455,6 +459,7 @@ def screen_context(
         "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
+        "counter": counter_columns(view["unseen"]) if "unseen" in view else None,
         "hints_json": json.dumps(hint_plays),
         "my_turn": my_turn,
         # the version a move made on these controls names: only the seat to move reads it, so
@@ -462,6 +467,8 @@ def screen_context(
         "move_version": version if my_turn else None,
         "can_play": my_turn and "play" in legal,
         "can_pass": my_turn and "pass" in legal,
+        # 要不起: following, and nothing in his hand beats the top play: Pass is all he can do
+        "cant_beat": my_turn and phase == "play" and "pass" in legal and "play" not in legal,
         "choices": _choice_buttons(view) if my_turn else [],
         "autoplay_on": bool(view.get("autoplay_on")),
         "finished": bool(view.get("finished")),
@@ -484,6 +491,7 @@ def seat_panels(
     waiting = set(view.get("waiting") or [])
     autoplay = view.get("autoplay") or [False] * n
     reports = view.get("reports") or {}
+    shown = card_faces(view.get("shown_hand"))  # 明牌: the landlord's hand, face up to all
     counts = view.get("hand_counts") or [0] * n
     face_up = view.get("face_up")
     trick_by_seat = {entry["seat"]: entry for entry in view.get("trick") or []}
@@ -499,6 +507,7 @@ def seat_panels(
             "landlord_side": role in ("landlord", "partner"),
             "autoplay": bool(autoplay[seat]) if seat < len(autoplay) else False,
             "report": reports.get(str(seat)),
+            "shown": shown if seat == view.get("landlord") else [],
             "waiting": seat in waiting and not view.get("finished"),
             # the clock shows on the seats to act only; the others' panels stay the same
             "deadline": deadline if seat in waiting else "",
@@ -566,6 +575,7 @@ def _seat_rows(
                 "landlord_side": False,
                 "autoplay": False,
                 "report": None,
+                "shown": [],
                 "waiting": False,
                 "deadline": "",
                 "decisions": [],
@@ -590,6 +600,7 @@ def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None)
         "trick": [],
         "top": None,
         "hand_cards": [],
+        "counter": None,
         "partner_hand": [],
         "hints_json": "[]",
         "my_turn": False,

@@ -54,6 +54,7 @@ PHASE_LABELS = {
     "reveal": gettext_lazy("Identity step"),
     "double": gettext_lazy("Doubling"),
     "partner": gettext_lazy("Partner choice"),
+    "show": gettext_lazy("Show cards"),  # 明牌
     "call": gettext_lazy("Calling a card"),
     "play": gettext_lazy("Play"),
     "finished": gettext_lazy("Hand over"),
@@ -122,6 +123,7 @@ STAKE_WORDS = {
     "double": gettext_lazy("doubled ×2"),
     "reveal": gettext_lazy("revealed ×2"),
     "spring": gettext_lazy("spring ×2"),
+    "show": gettext_lazy("shown hand ×2"),  # 明牌
     "anti_spring": gettext_lazy("anti-spring ×2"),
     "cap": gettext_lazy("capped at %(v)s"),
     "farmers": gettext_lazy("the farmers' stakes, %(v)s"),
@@ -218,6 +220,25 @@ def _card_face(token: str) -> dict[str, Any]:
         "label": _("%(rank)s of %(suit)s") % {"rank": rank_label, "suit": SUIT_NAMES[suit]},
         "short": f"{symbol}{rank_label}",
     }
+
+
+# The 记牌器's columns (games.engine.views.COUNTER_RANKS, 3 … 2 then the jokers): short words
+# a narrow column holds, and no card notation ("SJ"), which the counter never shows.
+COUNTER_RANK_LABELS = (
+    *"3456789",
+    "10",
+    *"JQKA2",
+    gettext_lazy("S.J."),  # 小王
+    gettext_lazy("B.J."),  # 大王
+)
+
+
+def counter_columns(unseen: Sequence[int]) -> list[dict[str, Any]]:
+    """The 记牌器 as template data: each rank's label and the copies still unseen."""
+    return [
+        {"rank": str(label), "left": left}
+        for label, left in zip(COUNTER_RANK_LABELS, unseen, strict=True)
+    ]
 
 
 def card_faces(text: str | None) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ from games.screen.context import (
 # Shared regions are rendered from the public view for everyone reading a language; a seat's own
 # regions from its view, for it alone (a spectator's from the public view).
 SHARED_REGIONS = ("status", "seats", "trick")
-OWN_REGIONS = ("hand", "controls", "result")
+OWN_REGIONS = ("hand", "controls", "result", "counter")
 REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
 # a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them
 MOVE_REGIONS = ("status", "seat_panels", "trick")
@@ -84,12 +84,13 @@ def render_regions_shared(
     return ["".join(parts) for parts in out]
 
 
-def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
-    """Whether a seat's own regions read anything different in ``after`` than in ``before``
+def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, ...]:
+    """The seat's own regions that read anything different in ``after`` than in ``before``
     (two contexts of its seat, built with ``hints=False`` and ``own_only``): decided from the
     values its templates read, as the render memo keys them, so it depends on what that seat
-    may know and nothing else."""
+    may know and nothing else. Most moves change only his 记牌器, if anything."""
     language = get_language()
+    changed = []
     for name in OWN_REGIONS:
         path = f"games/table/{name}.html"
         keys = [
@@ -99,8 +100,8 @@ def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
             for ctx in (before, after)
         ]
         if keys[0] is None or keys[0] != keys[1]:
-            return True
-    return False
+            changed.append(name)
+    return tuple(changed)
 
 
 # What only the shared regions show of a view: a seat's own regions read none of it while the
@@ -175,8 +176,9 @@ def render_push(
     every_seat: bool = False,
 ) -> PushRendering:
     """The renderings of one push of ``snapshot``. ``players``: (seat index, user, language)
-    of the seats that may be sent their own regions; each is sent them when they changed since
-    ``snapshot.before`` (always when it is None, or with ``every_seat``). ``languages``: what
+    of the seats that may be sent their own regions; each is sent those that changed since
+    ``snapshot.before`` (all of them when it is None, with ``every_seat``, or when the seat was
+    asked to decide before or after). ``languages``: what
     the shared regions are rendered in (everybody's at the table)."""
     watching = set(watcher_languages)
     shared: dict[str, str] = {}
@@ -204,7 +206,8 @@ def render_push(
     own: dict[int, str] = {}
     for language, group in by_language.items():
         with translation.override(language):
-            contexts: list[tuple[int, dict[str, Any]]] = []
+            # the seats' contexts by the regions each is sent
+            contexts: dict[tuple[str, ...], list[tuple[int, dict[str, Any]]]] = {}
             for seat, user in group:
                 moved = None if before is None else _seat_moved(snapshot, seat, user)
                 if moved is False:
@@ -217,12 +220,15 @@ def render_push(
                     own_only=True,
                 )
                 ctx = seen(snapshot=snapshot)
-                changed = before is None or moved is not None
-                if not changed and not own_regions_changed(seen(snapshot=before), ctx):
-                    continue
-                contexts.append((seat, with_hints(ctx, snapshot.state)))
-            htmls = render_regions_shared([c for _s, c in contexts], names=OWN_REGIONS)
-            own.update((seat, html) for (seat, _c), html in zip(contexts, htmls, strict=True))
+                names = OWN_REGIONS
+                if before is not None and moved is None:
+                    names = own_regions_changed(seen(snapshot=before), ctx)
+                    if not names:
+                        continue
+                contexts.setdefault(names, []).append((seat, with_hints(ctx, snapshot.state)))
+            for names, seats in contexts.items():
+                htmls = render_regions_shared([c for _s, c in seats], names=names)
+                own.update((seat, html) for (seat, _c), html in zip(seats, htmls, strict=True))
     return PushRendering(shared=shared, watcher=watcher, own=own)
 
 

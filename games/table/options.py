@@ -12,6 +12,8 @@ OPTION_LABELS = {
     "qq5_double_scope": _("Doubling applies to"),
     "new5_scheme": _("Scoring scheme"),
     "classic3_kicker_policy": _("Kickers"),
+    "classic3_show_cards": _("Show cards"),
+    "card_counter": _("Card counter"),
     "fenzhou_nuke": _("Nuke"),
     "fenzhou_allow_solo_call": _("Landlord may call a card he holds"),
     "fenzhou_bare_plane_last": _("Bare plane as the last play"),
@@ -29,6 +31,11 @@ OPTION_HELP = {
         "plane's singles may share a rank. Strict: kickers are distinct singles or natural "
         "pairs."
     ),
+    "classic3_show_cards": _(
+        "After taking the bottom the landlord may show his hand face up to everyone; the "
+        "stakes double."
+    ),
+    "card_counter": _("Each player's table shows how many cards of each rank he has not seen yet."),
     "fenzhou_nuke": _(
         "Four jokers: all four jokers are the nuke, a pair of one joker is a bomb. Big and "
         "small jokers: one small and one big joker are the nuke."

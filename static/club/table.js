@@ -53,6 +53,8 @@
     turn: function () { tone([660, 880], 0.09); },
     bomb: noiseBurst,
     spring: function () { tone([523, 659, 784, 1047], 0.12, "triangle"); },
+    // 报双 / 报单: two short beeps for 2 cards left, one longer higher one for 1
+    report: function (left) { if (left === "1") tone([1175], 0.22, "square"); else tone([988, 988], 0.09, "square"); },
   };
   // browsers only allow audio after a gesture: unlock on the first click
   document.addEventListener("pointerdown", function () { if (soundOn) audio(); }, { once: true });
@@ -74,18 +76,35 @@
     var spring = result && /tag hot/.test(result.innerHTML) ? result.innerHTML.length + "" : "";
     if (spring && spring !== lastSpring) window.ddzClubSounds.spring();
     lastSpring = spring;
+    reportCue();
   }
-  // client-side auto-pass: my turn, a pass is allowed and no legal play beats the table
+  // 报牌: a seat's panel announcing 2 or 1 cards left for the first time this hand
+  var reported = null;  // "seat:left" of the announcements on screen (null: not looked yet)
+  function reportCue() {
+    var now = {};
+    document.querySelectorAll("#table-seats [data-report]").forEach(function (tag) {
+      var seat = tag.closest("[data-seat]");
+      now[(seat ? seat.dataset.seat : "") + ":" + tag.dataset.report] = tag.dataset.report;
+    });
+    if (reported !== null) {
+      Object.keys(now).forEach(function (key) { if (!(key in reported)) window.ddzClubSounds.report(now[key]); });
+    }
+    reported = now;
+  }
+  // 要不起 auto-pass: the server marks the controls it sends a seat that cannot beat the top
+  // play (data-cant-beat); after a second the page presses their Pass, still a move the server
+  // checks like any other, unless the turn has moved on meanwhile.
+  var AUTO_PASS_MS = 1000;
   function maybeAutoPass() {
-    var hand = document.getElementById("table-hand");
-    var pass = document.querySelector("#pass-form button:not([disabled])");
-    if (!hand || !pass) return;  // no pass form: leading, or not the play phase
-    var hints = [];
-    try { hints = JSON.parse(hand.dataset.hints || "[]"); } catch (e) { return; }
-    if (hints.length === 0) setTimeout(function () {
-      var again = document.querySelector("#pass-form button:not([disabled])");
-      if (again) again.click();
-    }, 600);
+    var controls = document.getElementById("table-controls");
+    if (!controls || controls.dataset.cantBeat !== "1") return;
+    var version = controls.dataset.version;
+    setTimeout(function () {
+      var now = document.getElementById("table-controls");
+      if (!now || now.dataset.cantBeat !== "1" || now.dataset.version !== version) return;
+      var pass = now.querySelector("#pass-form button");
+      if (pass) pass.click();
+    }, AUTO_PASS_MS);
   }
 
   // ---- chat bubbles: over the speaker's seat, gone after a few seconds

@@ -174,9 +174,10 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def server(databases) -> Iterator[str]:
-    """The base URL of the module's server, set up with ``SETUP``."""
-    served = Served(databases, SETUP)
+def server(databases, request) -> Iterator[str]:
+    """The base URL of the module's server, set up with ``SETUP`` and the module's own
+    ``EXTRA_SETUP`` when it has one."""
+    served = Served(databases, SETUP + getattr(request.module, "EXTRA_SETUP", ""))
     try:
         yield served.base
     finally:

@@ -69,7 +69,7 @@ def act(page, *, by_clicking: bool, play: bool = True) -> bool:
     may end while the page acts (its timer, a push): then nothing is sent and False returned."""
     if not page.locator("#table-controls[data-my-turn='1']").count():
         return False
-    if not play and page.locator("#play-form").count():
+    if not play and page.locator("#play-form, #pass-form").count():
         return False
     page.evaluate(
         "() => { const e = document.querySelector('#table-error'); if (e) e.innerHTML = ''; }"
@@ -109,6 +109,9 @@ def _click(controls, *selectors: str) -> None:
 def _decide(page, controls, *, by_clicking: bool) -> None:
     """Click this turn's decision inside ``controls`` (an element that detaches when the
     turn's region is replaced, which fails the clicks at once instead of waiting)."""
+    if controls.get_attribute("data-cant-beat"):  # 要不起: Pass is all there is
+        _click(controls, "#pass-form button")
+        return
     if controls.query_selector("#play-form"):
         hints = json.loads(page.locator("#table-hand").get_attribute("data-hints") or "[]")
         if hints and page.locator("#table-hand .hand.selectable").count():

@@ -165,10 +165,10 @@ class SettingsTests:
         client.post(reverse("set_language"), {"language": "zh-hant", "next": "/"})
         assert PlayerSettings.objects.get(user=ann).language == "zh-hant"
 
-    def test_auto_pass_is_off_by_default_and_the_table_page_carries_the_settings(self, client):
+    def test_auto_pass_is_on_by_default_and_the_table_page_carries_the_settings(self, client):
         ann = make_player("ann")
         table = seated_table(make_room("classic3"), [ann])
         client.force_login(ann)
         body = client.get(reverse("table", args=[table.pk])).content.decode()
-        assert 'data-auto-pass="0"' in body and 'data-card-size="m"' in body
+        assert 'data-auto-pass="1"' in body and 'data-card-size="m"' in body
         assert "club/table.js" in body and 'name="intent" value="chat"' in body

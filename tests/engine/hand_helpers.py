@@ -82,6 +82,7 @@ def all_cards(state: HandState) -> Counter[int]:
 _CARD_PATHS = {
     ("hand",),
     ("partner_hand",),
+    ("shown_hand",),
     ("bottom",),
     ("face_up", "card"),
     ("marked_card",),
@@ -142,6 +143,11 @@ def check_view(state: HandState, view: dict[str, Any], seat: int | None) -> None
         assert seat in state.landlord_side() and state.variant.key == "qq5"
         other = state.partner if seat == state.landlord else state.landlord
         assert view["partner_hand"] == format_cards(state.hands[other])
+    # 明牌: the landlord's cards are public from the action that showed them, while he holds them
+    showed = any(a.act == "show" and a.value is True for a in state.history)
+    assert ("shown_hand" in view) == (showed and not state.finished)
+    if "shown_hand" in view:
+        assert view["shown_hand"] == format_cards(state.hands[state.landlord])
     if "bottom" in view:
         assert state.bottom_public or (seat == state.landlord and not state.bottom)
         assert view["bottom"] == format_cards(state.deal.bottom)

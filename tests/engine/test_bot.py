@@ -102,15 +102,16 @@ class BotLegalityTests:
         assert checked
 
     @pytest.mark.parametrize(
-        ("variant_key", "phases"),
+        ("variant_key", "options", "phases"),
         [
-            ("classic3", {"bid", "double", "play"}),
-            ("qq5", {"reveal", "double", "play"}),
-            ("new5", {"grab", "partner", "play"}),
-            ("fenzhou5", {"call", "play"}),
+            ("classic3", {}, {"bid", "double", "play"}),
+            ("classic3", {"classic3_show_cards": True}, {"bid", "show", "play"}),
+            ("qq5", {}, {"reveal", "double", "play"}),
+            ("new5", {}, {"grab", "partner", "play"}),
+            ("fenzhou5", {}, {"call", "play"}),
         ],
     )
-    def test_the_bot_acts_legally_in_every_phase_of_the_variant(self, variant_key, phases):
+    def test_the_bot_acts_legally_in_every_phase_of_the_variant(self, variant_key, options, phases):
         """Seeded random hands until the bot has acted (legally) in each phase, leading and
         following included."""
         seen: set[str] = set()
@@ -130,7 +131,9 @@ class BotLegalityTests:
         with strict_bot():
             for n in range(40):
                 rng = random.Random(n)
-                play_random_hand(variant_key, f"bot-phases-{n}", rng, each_state=each_state)
+                play_random_hand(
+                    variant_key, f"bot-phases-{n}", rng, options=options, each_state=each_state
+                )
                 if phases | {"lead", "follow"} <= seen:
                     break
         assert phases | {"lead", "follow"} <= seen, seen

@@ -210,11 +210,15 @@ class TestHiddenRoles:
         assert public_view(s)["marked_card"] == "8d" and public_view(s)["solo"] is None
         assert view_for(s, 0)["solo"] is True
 
-    def test_fenzhou5_reports_two_and_one(self) -> None:
-        s = load("fenzhou5_D2_solo_landlord_loses", 3)
+    @pytest.mark.parametrize(
+        "name",
+        ["fenzhou5_D2_solo_landlord_loses", "qq5_S2_both_reveal_once", "classic3_C1_landlord_wins"],
+    )
+    def test_every_variant_reports_two_and_one(self, name: str) -> None:
+        s = load(name, 3)
         assert public_view(s)["reports"] == {}
         hands = list(s.hands)
-        hands[2], hands[4] = hands[2][:2], hands[4][:1]
+        hands[2], hands[1] = hands[2][:2], hands[1][:1]
         short = replace(s, hands=tuple(hands))
-        assert public_view(short)["reports"] == {"2": 2, "4": 1}
-        assert "reports" not in public_view(load("qq5_S2_both_reveal_once"))
+        assert public_view(short)["reports"] == {"1": 1, "2": 2}
+        assert view_for(short, 0)["reports"] == {"1": 1, "2": 2}

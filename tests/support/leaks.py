@@ -20,7 +20,14 @@ from games.screen.labels import PARTNER_LABELS
 CARD = re.compile(r"(?<![A-Za-z0-9_])([3-9TJQKA2][shcd]|SJ|BJ)(?![A-Za-z0-9_])")
 LORD_SEAT = re.compile(r'<section class="seat[^"]*\blord\b')
 # the regions a public frame may carry for spectators only (a seat's are its own)
-PRIVATE_REGIONS = ("table-frame", "table-hand", "table-controls", "table-result", "table-club")
+PRIVATE_REGIONS = (
+    "table-frame",
+    "table-hand",
+    "table-controls",
+    "table-result",
+    "table-counter",
+    "table-club",
+)
 
 
 @functools.cache

@@ -8,6 +8,7 @@ import itertools
 import json
 import re
 import threading
+from dataclasses import replace
 from html.parser import HTMLParser
 from typing import Any
 
@@ -82,6 +83,8 @@ def client_action(state: Any, seat: int) -> dict[str, Any]:
         action = max(
             (a for a in legal_actions(state, seat) if a.act == "bid"), key=lambda a: a.value
         )
+    if action.act == "show":  # 托管 never shows; show, so that a room's 明牌 is played
+        action = replace(action, value=True)
     data = action.to_json()
     data.pop("seat")
     return data

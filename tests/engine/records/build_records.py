@@ -425,9 +425,12 @@ def classic3_c(
     expected: dict[str, Any],
     bomb: bool = False,
     seed: int = 3,
+    show: bool = False,
 ) -> None:
     s = Script(3)
     s.act(0, "bid", 3).act(1, "double", doubles[0]).act(2, "double", doubles[1])
+    if show:  # 明牌 (a room option): the landlord shows his 20 cards
+        s.act(0, "show", True)
     if win and not bomb:
         landlord = "3s 5s " + " ".join(C_WIN)
         deal = make_deal(
@@ -459,7 +462,8 @@ def classic3_c(
         s.play(0, "3s").play(1, "4d").act(2, "pass").play(0, "5s").play(1, "6d")
         s.act(2, "pass").act(0, "pass")
         s.lead_out(1, ["7d 8d 9d Td Jd Qd Kd Ad", "7c 8c 9c Tc Jc Qc Kc"])
-    add(name, doc("classic3", room(coefficient, rake=10), deal, s), expected)
+    extra = {"options": {"classic3_show_cards": True}} if show else {}
+    add(name, doc("classic3", room(coefficient, rake=10), deal, s, **extra), expected)
 
 
 def classic3_records() -> None:
@@ -532,6 +536,24 @@ def classic3_records() -> None:
             "house": 12,
         },
         bomb=True,
+    )
+    # C5 (明牌): C1 with the landlord's hand shown, c = 1: stakes 3 × 2^2 = 12 and 3 × 2 = 6
+    # units, × 3 beans; the landlord's 54 less the 10 % rake, 5.4 rounded half-up (§7.2).
+    classic3_c(
+        "classic3_C5_show_cards",
+        3,
+        (True, False),
+        True,
+        {
+            "phase": "finished",
+            "winner_side": "landlord",
+            "teams": t,
+            "multiplier": 2,
+            "units": [18, -12, -6],
+            "beans": [49, -36, -18],
+            "house": 5,
+        },
+        show=True,
     )
     # C4: F1 doubled; 2 bombs + rocket + spring: c = 4, capped at 4 → 480 each.
     plays = ["3d 3c 3h 3s", "4d 4c 4h 4s", "SJ BJ", "5s 6s 7s 8s 9s Ts Js Qs Ks As"]

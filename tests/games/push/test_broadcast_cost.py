@@ -7,6 +7,7 @@ import pytest
 
 from games import services
 from games.engine.hand import waiting_seats
+from games.engine.views import view_for
 from games.models import Seat, Table
 from games.push import frames as table_frames
 from games.push import send
@@ -201,11 +202,14 @@ def _three_humans_move_by_move(monkeypatch):
 @pytest.mark.django_db(transaction=True)  # every push is sent at its commit
 def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
     """In play a move changes the own regions (hand, controls) of the mover and of the next to
-    act: the others get the public frame alone, every seat the same one."""
+    act; the others get the public frame, every seat the same one, and their 记牌器 alone when
+    the move played cards they had not seen (not the shown bottom, say)."""
+    import re
+
     from games.engine.combos import BOMB_KINDS
 
     table, users, moves = _three_humans_move_by_move(monkeypatch)
-    checked = 0
+    checked = counted = 0
     for hand, state, mover, move in moves:
         (push,) = move()
         groups = [group for group, _event in push]
@@ -216,10 +220,23 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
         if state.phase != "play" or after.phase != "play" or after.finished or bomb:
             continue
         (following,) = waiting_seats(after)
-        changed = {table_frames.user_group(table.pk, users[s].pk) for s in (mover, following)}
-        assert set(groups[:-1]) == changed, (mover, following)
+        onlookers = {
+            s
+            for s in users
+            if s not in (mover, following)
+            and view_for(state, s)["unseen"] != view_for(after, s)["unseen"]
+        }
+        counted += bool(onlookers)
+        changed = {mover, following, *onlookers}
+        assert set(groups[:-1]) == {table_frames.user_group(table.pk, users[s].pk) for s in changed}
+        for group, event in push[:-1]:
+            if group in {table_frames.user_group(table.pk, users[s].pk) for s in onlookers}:
+                assert re.findall(r'<div id="([\w-]+)"', event["html"]) == [
+                    "table-frame",
+                    "table-counter",
+                ]
         checked += 1
-    assert checked > 5
+    assert checked > 5 and counted
 
 
 def _panels(html: str) -> dict[int, str]:

@@ -38,17 +38,27 @@ pytestmark = [
 db = database_sync_to_async
 
 
-def _setup(variant: str):
+def _setup(variant: str, options: dict):
     # three humans (on 5-seat tables with two bots, to keep the suite fast) and a spectator
-    room = make_room(variant)
+    room = make_room(variant, options=options)
     users = [make_player() for _ in range(3)]
     table = seated_table(room, users)
     return table.pk, users, make_player()
 
 
-@pytest.mark.parametrize("variant", ["qq5", "new5", "classic3", "fenzhou5"])
-async def test_no_frame_shows_what_its_audience_may_not_know(variant):
-    table_id, users, watcher = await db(_setup)(variant)
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("qq5", {}),
+        ("new5", {}),
+        ("classic3", {}),
+        # 明牌: the landlord's cards may show from the version of his show on, not before
+        ("classic3", {"classic3_show_cards": True}),
+        ("fenzhou5", {}),
+    ],
+)
+async def test_no_frame_shows_what_its_audience_may_not_know(variant, options):
+    table_id, users, watcher = await db(_setup)(variant, options)
     sockets = {i: await Socket(u, table_id, f"seat{i}").open() for i, u in enumerate(users)}
     watchers = [await Socket(watcher, table_id, "watcher").open()]
     everyone = [*sockets.values(), *watchers]
@@ -93,6 +103,8 @@ async def test_no_frame_shows_what_its_audience_may_not_know(variant):
     assert set(dealt) <= cards_in("".join(sockets[0].frames))
     await play_over_sockets(table_id, sockets, watchers, after_step=check)
     assert checked > 20 and len(publics) > 5
+    if options.get("classic3_show_cards"):  # the humans' landlord showed: spectators saw it
+        assert any("seat-shown" in html for html in watchers[0].frames)
     await drain(everyone)
     for sock in everyone:  # every tab ends with the screen a fresh load shows
         fresh = await db(fresh_screen)(table_id, sock.user)

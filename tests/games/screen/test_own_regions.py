@@ -45,8 +45,10 @@ def _own(table, seat: int, user) -> dict:
     return context.table_context(snapshot=read, seat_index=seat, user=user, hints=False)
 
 
-def test_a_seat_the_move_leaves_alone_keeps_the_same_own_regions():
-    room = make_room("classic3")
+@pytest.mark.parametrize("counter", [True, False])
+def test_a_seat_the_move_leaves_alone_keeps_the_same_own_regions(counter):
+    """...but his 记牌器, when the room has one and the move played cards he had not seen."""
+    room = make_room("classic3", options={"card_counter": counter})
     table = seated_table(room, [make_player() for _ in range(3)])
     users = users_by_seat(table)
     services.hand_start(table_id=table.pk)
@@ -60,7 +62,9 @@ def test_a_seat_the_move_leaves_alone_keeps_the_same_own_regions():
     assert _move(table, users) == mover
     after = _own(table, onlooker, users[onlooker])
     assert before["version"] != after["version"]
-    assert not regions.own_regions_changed(before, after)
+    played = len(hand_state(active_hand(table)).plays) > len(state.plays)
+    changed = ("counter",) if counter and played else ()
+    assert regions.own_regions_changed(before, after) == changed
     # the controls of the seat asked next name the version his move must send
     nxt = (mover + 1) % 3
     asked = regions.render_regions(_own(table, nxt, users[nxt]))

@@ -37,7 +37,7 @@ def allowed_cards(view: dict[str, Any]) -> set[str]:
     out: set[str] = set()
     if view.get("finished"):
         return {"*"}  # the whole record is public once the hand is over
-    for key in ("hand", "partner_hand", "bottom", "marked_card"):
+    for key in ("hand", "partner_hand", "shown_hand", "bottom", "marked_card"):
         out.update(_tokens(view.get(key)))
     if view.get("face_up"):
         out.add(view["face_up"]["card"])

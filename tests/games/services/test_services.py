@@ -443,7 +443,7 @@ class TestSimultaneousSteps:
 
 class TestOddValues:
     ODD = (None, True, -1, 10**30, 1.5, "", [1], {"a": 1}, "3s", "SJ BJ")
-    ACTS = ("bid", "grab", "reveal", "double", "partner", "call", "play", "pass")
+    ACTS = ("bid", "grab", "reveal", "double", "show", "partner", "call", "play", "pass")
 
     def _barrage(self, table, users):
         hand = active_hand(table)
