@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('club', '0004_spectators_from_socket_leases'),
+        ('club', '0005_guide_seen'),
     ]
 
     operations = [
