@@ -189,7 +189,15 @@
     if (conn) conn.hidden = false;
   });
 
+  // The stage fills the window below the site's bar (table.css): how far down the page it starts.
+  function fitStage() {
+    var r = root();
+    if (r) r.style.setProperty("--stage-top", Math.round(r.getBoundingClientRect().top + window.scrollY) + "px");
+  }
+  window.addEventListener("resize", fitStage);
+
   document.addEventListener("DOMContentLoaded", function () {
+    fitStage();
     baseTitle = document.title;
     afterUpdate();
     setInterval(tick, 250);
