@@ -302,6 +302,7 @@ def screen_context(
                 "cards": card_faces(top["cards"]),
                 "kind": kind_label(variant, top["kind"], top["cards"]),
                 "bomb": top["kind"] in BOMB_KINDS,
+                "effect": PLAY_EFFECTS.get(top["kind"], ""),
             }
     phase = view.get("phase")
     legal = view.get("legal") or []
@@ -512,6 +513,23 @@ def seat_panels(
         }
 
     return _seat_rows(seats, n, in_play)
+
+
+# The on-screen effect of a play that beats the table with a flourish (table.css, table.js):
+# every bomb, the jokers' biggest, fenzhou5's chained bombs, a plane.
+PLAY_EFFECTS = {
+    "bomb": "bomb",
+    "joker_bomb": "bomb",
+    "rocket": "rocket",
+    "nuke": "rocket",
+    "chain_bomb": "chain",
+    "missile": "chain",
+    "multi_chain_bomb": "chain",
+    "triple_chain": "plane",
+    "plane_single": "plane",
+    "plane_pair": "plane",
+    "plane_bare": "plane",
+}
 
 
 # A phone (360–390 px) shows about 300 px of overlapped cards a row: at most 11 a row keeps

@@ -10,9 +10,12 @@
   var soundOn = prefs.dataset.sound === "1";
   var autoPass = prefs.dataset.autoPass === "1";
 
-  // ---- sounds: short synthesised tones, no files
+  // ---- sounds: short synthesised tones, no files; none before the page's first gesture (a
+  // context made earlier starts suspended and the browser warns), muted by the sound setting
   var ctx = null;
+  var gestured = false;
   function audio() {
+    if (!gestured) return null;
     if (!ctx) {
       var AC = window.AudioContext || window.webkitAudioContext;
       if (!AC) return null;
@@ -55,7 +58,9 @@
     spring: function () { tone([523, 659, 784, 1047], 0.12, "triangle"); },
   };
   // browsers only allow audio after a gesture: unlock on the first click
-  document.addEventListener("pointerdown", function () { if (soundOn) audio(); }, { once: true });
+  function unlock() { gestured = true; if (soundOn) audio(); }
+  document.addEventListener("pointerdown", unlock, { once: true });
+  document.addEventListener("keydown", unlock, { once: true });
 
   var wasMyTurn = false, lastBomb = "", lastSpring = "";
   function afterSwap() {
