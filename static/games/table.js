@@ -164,8 +164,8 @@
     var top = document.querySelector("#table-trick .top-play");
     var topSig = top ? top.textContent.replace(/\s+/g, " ") : "";
     if (seenTop !== null && top && top.dataset.effect && topSig !== seenTop) {
-      var kind = top.querySelector(".top-kind");
-      flash(top.dataset.effect, kind ? kind.textContent : "");
+      var who = top.querySelector(".top-who"); // "name · kind"
+      flash(top.dataset.effect, who ? who.textContent.split("·").pop().trim() : "");
     }
     seenTop = topSig;
     var spring = document.querySelector("#table-result [data-effect='spring']");

@@ -315,6 +315,7 @@ def test_every_text_passes_aa_in_the_light_and_the_dark_theme(browser, hands) ->
             page.set_viewport_size({"width": width, "height": height})
             page.evaluate(REPORT_TAG)  # again: a push may have replaced the seat's panel
             found = page.evaluate(TEXT_CONTRAST)
+            shot(page, f"look-{scheme}-{width}x{height}")
             assert found["bad"] == [], (scheme, width)
             assert "剩 2 张!" in found["seen"] and "新一轮" in found["seen"]
     # the player's choice overrides the system's, and is kept
