@@ -96,7 +96,6 @@
     }
   }
 
-
   // ---- the player's view settings (the bar's "View" overlay), kept in this browser
   function pref(name, fallback) {
     try { return localStorage.getItem("ddz-" + name) || fallback; } catch (e) { return fallback; }
