@@ -365,6 +365,7 @@ def test_a_bomb_shows_its_effect_still_under_reduced_motion_and_sounds_after_a_g
     assert page.evaluate("() => window.audioContexts") == 0
     _play_a_bomb(page)
     page.wait_for_selector("#table-effect.fx-bomb")
+    shot(page, "effect-bomb")
     assert any("fx-bomb" in name for name in page.evaluate(ANIMATIONS))
     assert page.evaluate("() => window.audioContexts") == 1  # after the clicks: sound on
     page.context.close()
