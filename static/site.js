@@ -1,3 +1,18 @@
+// The theme: the player's choice kept in this browser (the table's View menu), else the
+// system's, followed when it changes. site.css holds the dark colours under [data-theme=dark].
+(function () {
+  var media = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  function stored() {
+    try { return localStorage.getItem("ddz-theme") || "system"; } catch (e) { return "system"; }
+  }
+  function apply(choice) {
+    var dark = choice === "dark" || (choice !== "light" && !!media && media.matches);
+    document.documentElement.dataset.theme = dark ? "dark" : "light";
+  }
+  window.ddzTheme = apply;
+  apply(stored());
+  if (media && media.addEventListener) media.addEventListener("change", function () { apply(stored()); });
+})();
 // The phone header's menu button (site.css shows it when this has run).
 document.documentElement.classList.add("js-nav");
 document.addEventListener("click", (event) => {

@@ -306,6 +306,7 @@ def screen_context(
                 "cards": card_faces(top["cards"]),
                 "kind": kind_label(variant, top["kind"], top["cards"]),
                 "bomb": top["kind"] in BOMB_KINDS,
+                "effect": PLAY_EFFECTS.get(top["kind"], ""),
             }
     phase = view.get("phase")
     legal = view.get("legal") or []
@@ -455,7 +456,8 @@ def screen_context(
         "my_role_badges": my_role_badges,
         "my_pending": my_pending,
         "my_partner_mode": str(PARTNER_LABELS["hidden_solo"]) if secret_solo else "",
-        "hand_rows_m": _phone_row(len(hand_cards)),
+        "hand_rows_m": _row_length(len(hand_cards), PHONE_ROW_CARDS),
+        "hand_rows_t": _row_length(len(hand_cards), TABLET_ROW_CARDS),
         "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
@@ -522,14 +524,34 @@ def seat_panels(
     return _seat_rows(seats, n, in_play)
 
 
+# The on-screen effect of a play that beats the table with a flourish (table.css, table.js):
+# every bomb, the jokers' biggest, fenzhou5's chained bombs, a plane.
+PLAY_EFFECTS = {
+    "bomb": "bomb",
+    "joker_bomb": "bomb",
+    "rocket": "rocket",
+    "nuke": "rocket",
+    "chain_bomb": "chain",
+    "missile": "chain",
+    "multi_chain_bomb": "chain",
+    "triple_chain": "plane",
+    "plane_single": "plane",
+    "plane_pair": "plane",
+    "plane_bare": "plane",
+}
+
+
 # A phone (360–390 px) shows about 300 px of overlapped cards a row: at most 11 a row keeps
 # the visible part of each card about 28 px wide or more, a target a thumb can tap.
 PHONE_ROW_CARDS = 11
+# A tablet (768 px) keeps up to 20 cards in one row; a bigger hand takes two overlapped rows,
+# whose cards stay about 34 px apart instead of 18.
+TABLET_ROW_CARDS = 20
 
 
-def _phone_row(count: int) -> int:
-    """Cards per row on a phone: as few rows as PHONE_ROW_CARDS allows, of even length."""
-    rows = max(1, -(-count // PHONE_ROW_CARDS))
+def _row_length(count: int, most: int) -> int:
+    """Cards per row: as few rows as ``most`` a row allows, of even length."""
+    rows = max(1, -(-count // most))
     return -(-count // rows)
 
 

@@ -10,9 +10,12 @@
   var soundOn = prefs.dataset.sound === "1";
   var autoPass = prefs.dataset.autoPass === "1";
 
-  // ---- sounds: short synthesised tones, no files
+  // ---- sounds: short synthesised tones, no files; none before the page's first gesture (a
+  // context made earlier starts suspended and the browser warns), muted by the sound setting
   var ctx = null;
+  var gestured = false;
   function audio() {
+    if (!gestured) return null;
     if (!ctx) {
       var AC = window.AudioContext || window.webkitAudioContext;
       if (!AC) return null;
@@ -57,7 +60,9 @@
     report: function (left) { if (left === "1") tone([1175], 0.22, "square"); else tone([988, 988], 0.09, "square"); },
   };
   // browsers only allow audio after a gesture: unlock on the first click
-  document.addEventListener("pointerdown", function () { if (soundOn) audio(); }, { once: true });
+  function unlock() { gestured = true; if (soundOn) audio(); }
+  document.addEventListener("pointerdown", unlock, { once: true });
+  document.addEventListener("keydown", unlock, { once: true });
 
   var wasMyTurn = false, lastBomb = "", lastSpring = "";
   function afterSwap() {

@@ -71,8 +71,9 @@
 
   // After every swap: keep the selection while the hand is unchanged, refresh the cues.
   function afterUpdate() {
+    arrange();
     var list = cards();
-    var sig = list.map(function (c) { return c.dataset.key; }).join(",");
+    var sig = list.map(function (c) { return c.dataset.key; }).sort().join(",");
     if (sig !== handSignature) { selected.clear(); handSignature = sig; }
     if (!canSelect()) selected.clear();
     var region = document.getElementById("table-hand");
@@ -87,11 +88,116 @@
       if (!isNaN(server)) skew = server - Date.now();
     }
     tick();
+    effects();
     var err = document.querySelector("#table-error .error-msg");
     if (err && !err.dataset.timer) {
       err.dataset.timer = "1";
       setTimeout(function () { var e = document.getElementById("table-error"); if (e && e.contains(err)) e.innerHTML = ""; }, 7000);
     }
+  }
+
+  // ---- the player's view settings (the bar's "View" overlay), kept in this browser
+  function pref(name, fallback) {
+    try { return localStorage.getItem("ddz-" + name) || fallback; } catch (e) { return fallback; }
+  }
+  function setPref(name, value) {
+    try { localStorage.setItem("ddz-" + name, value); } catch (e) { /* private mode: this page only */ }
+  }
+
+  // The hand's order: the server's (by rank, low to high), or grouped by count, the biggest
+  // groups first (bombs, triples, pairs), each group by rank; the jokers count as one group.
+  function rankOf(code) { return code === "SJ" || code === "BJ" ? "joker" : code.slice(0, -1); }
+  function arrange() {
+    var h = handEl();
+    if (!h) return;
+    var list = cards();
+    list.forEach(function (c, i) { if (c.dataset.rankOrder === undefined) c.dataset.rankOrder = String(i); });
+    var byCount = pref("sort", "rank") === "count";
+    var counts = {};
+    list.forEach(function (c) { var r = rankOf(c.dataset.card); counts[r] = (counts[r] || 0) + 1; });
+    var ordered = list.slice().sort(function (a, b) {
+      var ra = Number(a.dataset.rankOrder), rb = Number(b.dataset.rankOrder);
+      if (!byCount) return ra - rb;
+      return (counts[rankOf(b.dataset.card)] - counts[rankOf(a.dataset.card)]) || (ra - rb);
+    });
+    var same = ordered.every(function (c, i) { return c === list[i]; });
+    if (!same) ordered.forEach(function (c) { h.appendChild(c); });
+    h.dataset.sort = byCount ? "count" : "rank";
+  }
+
+  function applyTheme() {
+    var theme = pref("theme", "system");
+    if (window.ddzTheme) window.ddzTheme(theme);
+  }
+
+  // Panels opened from the bar that stay as the player left them, across pushes and visits
+  // (the 记牌器): <details data-remember="name">.
+  function restorePanels() {
+    document.querySelectorAll("details[data-remember]").forEach(function (panel) {
+      panel.open = pref(panel.dataset.remember, "closed") === "open";
+    });
+  }
+  document.addEventListener("toggle", function (ev) {
+    var panel = ev.target;
+    if (panel instanceof HTMLDetailsElement && panel.dataset.remember) {
+      setPref(panel.dataset.remember, panel.open ? "open" : "closed");
+    }
+  }, true);
+
+  function showPrefs() {
+    document.querySelectorAll("input[data-pref]").forEach(function (input) {
+      var stored = pref(input.dataset.pref, "");
+      if (stored) input.checked = input.value === stored;
+    });
+  }
+
+  document.addEventListener("change", function (ev) {
+    var input = ev.target;
+    if (!(input instanceof HTMLInputElement) || !input.dataset.pref) return;
+    setPref(input.dataset.pref, input.value);
+    if (input.dataset.pref === "theme") applyTheme();
+    if (input.dataset.pref === "sort") arrange();
+  });
+
+  // ---- effects: a short CSS animation over the trick when a play beats the table with a
+  // flourish, a spring ends the hand, or a landlord's partner is revealed; table.css runs none
+  // when the system asks for reduced motion. Each is shown once, when it happens (not on load).
+  var seenTop = null, seenResult = null, seenRoles = null, effectTimer = 0;
+  function flash(kind, label) {
+    var box = document.getElementById("table-effect");
+    if (!box) return;
+    box.className = "table-effect";
+    box.textContent = label;
+    void box.offsetWidth; // restart the animation
+    box.className = "table-effect fx-" + kind;
+    clearTimeout(effectTimer);
+    effectTimer = setTimeout(function () { box.className = "table-effect"; box.textContent = ""; }, 1200);
+  }
+  function effects() {
+    var top = document.querySelector("#table-trick .top-play");
+    var topSig = top ? top.textContent.replace(/\s+/g, " ") : "";
+    if (seenTop !== null && top && top.dataset.effect && topSig !== seenTop) {
+      var who = top.querySelector(".top-who"); // "name · kind"
+      flash(top.dataset.effect, who ? who.textContent.split("·").pop().trim() : "");
+    }
+    seenTop = topSig;
+    var spring = document.querySelector("#table-result [data-effect='spring']");
+    var resultSig = spring ? spring.textContent : "";
+    if (seenResult !== null && spring && resultSig !== seenResult) flash("spring", resultSig);
+    seenResult = resultSig;
+    var roles = {};
+    document.querySelectorAll("#table-seats .seat").forEach(function (seat) {
+      roles[seat.dataset.seat] = seat.querySelectorAll(".tag.role").length;
+    });
+    if (seenRoles !== null) {
+      Object.keys(roles).forEach(function (seat) {
+        if (roles[seat] > (seenRoles[seat] || 0)) {
+          var panel = document.querySelector('#table-seats .seat[data-seat="' + seat + '"]');
+          if (panel) panel.classList.add("fx-reveal");
+        }
+      });
+    }
+    seenRoles = roles;
   }
 
   function titleCue() {
@@ -189,7 +295,17 @@
     if (conn) conn.hidden = false;
   });
 
+  // The stage fills the window below the site's bar (table.css): how far down the page it starts.
+  function fitStage() {
+    var r = root();
+    if (r) r.style.setProperty("--stage-top", Math.round(r.getBoundingClientRect().top + window.scrollY) + "px");
+  }
+  window.addEventListener("resize", fitStage);
+
   document.addEventListener("DOMContentLoaded", function () {
+    fitStage();
+    showPrefs();
+    restorePanels();
     baseTitle = document.title;
     afterUpdate();
     setInterval(tick, 250);

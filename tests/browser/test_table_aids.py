@@ -56,13 +56,17 @@ def test_counter_reports_cant_beat_and_show_cards(browser, server) -> None:
             sounds.report = (left) => { window.reportSounds.push(left); play(left); }; }"""
         )
 
-    # 记牌器: open by default, one number per rank: 54 cards less his 17 and, unless he holds
-    # it, the face-up card (the exact counts are tests/games/screen/test_table_aids.py's)
+    # 记牌器: a button in the bar (closed until the player opens it, then as he left it), one
+    # number per rank: 54 cards less his 17 and, unless he holds it, the face-up card (the
+    # exact counts are tests/games/screen/test_table_aids.py's)
     ann = pages[0]
-    assert ann.locator("details.counter-panel[open] #table-counter .counter-grid").count() == 1
     assert ann.locator("details.counter-panel summary").inner_text() == "记牌器"
+    ann.click("details.counter-panel summary")
+    assert ann.locator("details.counter-panel[open] #table-counter .counter-grid").count() == 1
     counts = ann.evaluate(COUNTER)
     assert len(counts) == 15 and sum(counts) in (54 - 17, 54 - 18)
+    ann.reload()  # opened, it stays open on the next visit
+    ann.wait_for_selector("details.counter-panel[open] #table-counter .counter-grid")
     ann.click("details.counter-panel summary")  # closed, it stays closed through the pushes
     shot(ann, "aids-counter")
 
