@@ -238,7 +238,7 @@ WORKED_EXAMPLE = {
     ),
     "classic3": gettext_lazy(
         "Room ×10, a bid of 3, one bomb played: each farmer's stake is 3 × 2 = 6 units, 60 "
-        "beans. The landlord wins 120 beans, 108 after a 10% rake; each farmer pays 60."
+        "beans. The landlord wins 120 beans, 108 after a rake of 10%; each farmer pays 60."
     ),
     "fenzhou5": gettext_lazy(
         "Played: two small jokers (+1), 9999 (+1) and eight fives (+4): u = 7. The landlord's "
