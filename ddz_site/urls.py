@@ -9,6 +9,8 @@ from django.urls import include, path
 from django.utils.functional import lazy
 from django.utils.translation import gettext
 
+from ddz_site import operators
+
 
 def club_name() -> str:
     """The club's name (DDZ_CLUB_NAME), else the translated default."""
@@ -17,8 +19,6 @@ def club_name() -> str:
 
 # read per request, so each reader gets the default in his own language
 admin.site.site_header = admin.site.site_title = lazy(club_name, str)()
-
-from ddz_site import operators
 
 
 def favicon(request: HttpRequest) -> HttpResponse:
