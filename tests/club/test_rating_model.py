@@ -191,3 +191,18 @@ def test_provisional_and_the_shown_number():
     settled = Skill(30.0, 2.0)
     assert not settled.provisional
     assert settled.shown == round(skill.DISPLAY_OFFSET + skill.DISPLAY_SCALE * 24.0)
+
+
+@pytest.mark.parametrize(
+    ("mu", "sigma", "shown"),
+    [
+        (25.0, 8.0, 1040),  # ordinal 1: 1000 + 40 × 1
+        (10.0, 5.0, 800),  # ordinal -5: 1000 − 200
+        (0.02, 0.0, 1001),  # 1000.8 rounds up: truncating would show 1000
+        (-0.02, 0.0, 999),  # 999.2 rounds down: rounding toward zero or up would show 1000
+    ],
+)
+def test_the_shown_number_is_1000_plus_40_ordinals_rounded_to_the_nearest(mu, sigma, shown):
+    """The displayed rating is round(1000 + 40 × (mu − 3 sigma)). Wrong rules caught: another
+    offset or scale, 3 sigma read as another multiple, truncation instead of rounding."""
+    assert Skill(mu, sigma).shown == shown

@@ -152,6 +152,21 @@ class TestFloor:
         assert result.deltas == (0, 0)
         assert result.house == 0
 
+    def test_a_winner_who_gains_less_than_the_take_pays_the_take(self):
+        """docs/rules.md §7.2: a winner receives gross − A, as far as his balance goes. Wrong rule
+        caught: capping the take at what the winner gained (so he pays nothing), which a balance
+        of 0 cannot tell apart. Take 10, the loser owes 1: the winner gets 1 − 10 = −9; holding
+        only 5 beans he pays his 5 + 1, the take capped there (−5)."""
+        stakes = RoomStakes(house_take=10)
+        rich = settle([-1, 1], stakes)
+        assert rich.deltas == (-11, -9)
+        assert rich.house_takes == (10, 10)
+        assert rich.house == 20
+        poor = settle([-1, 1], stakes, balances=[RICH, 5])
+        assert poor.deltas == (-11, -5)
+        assert poor.house_takes == (10, 6)
+        assert poor.house == 16
+
 
 class TestBot:
     def test_bots_settle_against_the_house(self):
