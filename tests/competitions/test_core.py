@@ -166,6 +166,19 @@ def test_arena_pairing_waits_to_gather_a_small_pool():
     assert arena.pair(late, arena.PoolRules(seats=3)) == [(0, 1, 2)]
 
 
+def test_arena_pairing_deals_a_pool_of_two_tables_at_once():
+    """Six players for tables of 3 pair at once, nobody having waited (a pool of two tables
+    mixes enough); three wait until one of them has waited the 10 gather seconds, then pair.
+    Wrong rules caught: waiting for more than two tables, or for longer than 10 s."""
+    rules = arena.PoolRules(seats=3, gather_seconds=10)
+    six = [arena.Waiting(user_id=i, rank=i, waited=0.0) for i in range(6)]
+    assert arena.pair(six, rules) == [(0, 1, 2), (3, 4, 5)]
+    three = [arena.Waiting(user_id=i, rank=i, waited=9.5) for i in range(3)]
+    assert arena.pair(three, rules) == []
+    three = [arena.Waiting(user_id=i, rank=i, waited=10.0 if i == 2 else 0.0) for i in range(3)]
+    assert arena.pair(three, rules) == [(0, 1, 2)]
+
+
 def test_arena_pairing_bots_only_after_their_wait():
     pool = [arena.Waiting(user_id=i, rank=i, waited=20.0) for i in range(2)]
     rules = arena.PoolRules(seats=5, bots=True, bot_wait_seconds=30)
@@ -182,6 +195,7 @@ def test_arena_recount_is_the_fold_of_the_results(results):
     assert set(lines) == set(entrants)
     for user, line in lines.items():
         mine = [won for u, won in results if u == user]
+        assert (line.user_id, line.joined) == (user, entrants[user])
         assert line.played == len(mine)
         assert line.wins == sum(1 for won in mine if won)
         assert line.points >= arena.WIN_POINTS * line.wins
@@ -235,6 +249,13 @@ def test_seat_round_rotates_table_k_by_k_seats():
     assert seating.sitting_out == []
 
 
+def test_seat_round_keeps_earlier_tablemates_apart():
+    """Ranks 0..5 in tables of 3 where 0 and 1 sat together in an earlier round: they do not
+    meet again (without the round's memory: (0, 1, 2))."""
+    seating = duplicate.seat_round(list(range(6)), seats=3, bots=False, avoid={0: {1}, 1: {0}})
+    assert not any({0, 1} <= set(t) for t in seating.tables)
+
+
 def test_seat_round_rotates_the_bots_seats_too():
     """Four players with bots, tables of 3: two tables of 2 players and a bot; table 1 turns, so
     its bot takes seat 1: (0, 1, None), (3, None, 2)."""
@@ -281,6 +302,25 @@ def test_bands_round_trip_and_refusals():
             prizes.parse_bands(bad)
 
 
+def test_bands_of_1_percent_are_allowed():
+    assert prizes.parse_bands("1:97, 2-4:1") == (prizes.Band(1, 1, 97), prizes.Band(2, 4, 1))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1:50, 2:thirty", "not a band: '2:thirty'"),
+        ("1:50, 3:50", "bands run from rank 1 on, without gaps, each at least 1 %"),
+        ("1:50, 2:30", "the bands' shares add up to 100 %"),
+    ],
+)
+def test_bands_refusals_say_what_is_wrong(text, message):
+    """The admin's event form shows these words under the prize bands (competitions/models.py)."""
+    with pytest.raises(prizes.BadBands) as refused:
+        prizes.parse_bands(text)
+    assert str(refused.value) == message
+
+
 @pytest.mark.parametrize("text", ["1:50, 1:50", "1:40, 1-2:30", "1-2:25, 2-3:25"])
 def test_overlapping_bands_are_refused(text):
     """Each text adds up to 100 % but names a rank twice (rank 1 in "1:50, 1:50"). Wrong rule
@@ -313,6 +353,14 @@ def test_payouts_add_up_to_the_pool(pool, ranked, text):
 def test_house_cut_rounds_down():
     assert prizes.house_cut(999, 10) == 99
     assert prizes.house_cut(0, 50) == 0
+    assert prizes.house_cut(999, 0) == 0
+    assert prizes.house_cut(999, 100) == 999
+
+
+@pytest.mark.parametrize(("fees", "percent"), [(-1, 10), (100, -1), (100, 101)])
+def test_house_cut_refuses_negative_fees_and_a_cut_outside_0_to_100(fees, percent):
+    with pytest.raises(ValueError):
+        prizes.house_cut(fees, percent)
 
 
 # --------------------------------------------------------------------------- schedule
