@@ -76,6 +76,16 @@ def test_group_by_rank_looks_two_tables_ahead_for_someone_new():
     assert tables[0][0] == 0
 
 
+@pytest.mark.parametrize(
+    ("ranked", "sizes"),
+    [([0, 1, 2], [4]), ([0, 1, 2], [2]), ([0, 1, 2], [3, 0]), ([0, 1, 1], [3])],
+    ids=["too-few-players", "too-many-players", "an-empty-table", "a-player-twice"],
+)
+def test_group_by_rank_refuses_sizes_that_do_not_seat_everyone_once(ranked, sizes):
+    with pytest.raises(ValueError):
+        group_by_rank(ranked, sizes)
+
+
 def test_group_by_rank_falls_back_to_nearest_rank():
     avoid = {0: {1, 2}, 1: {0, 2}, 2: {0, 1}}
     assert group_by_rank([0, 1, 2], [3], avoid=avoid) == [[0, 1, 2]]
@@ -183,8 +193,20 @@ def test_arena_pairing_bots_only_after_their_wait():
     pool = [arena.Waiting(user_id=i, rank=i, waited=20.0) for i in range(2)]
     rules = arena.PoolRules(seats=5, bots=True, bot_wait_seconds=30)
     assert arena.pair(pool, rules) == []
-    pool = [arena.Waiting(user_id=i, rank=i, waited=31.0) for i in range(2)]
+    pool = [arena.Waiting(user_id=i, rank=i, waited=30.0 if i else 29.0) for i in range(2)]
     assert arena.pair(pool, rules) == [(0, 1, None, None, None)]
+
+
+def test_arena_pairing_avoids_last_tablemates():
+    """Ranks 0..5 for tables of 3, and 0 sat with 1 at his last hand: they are not seated
+    together again (without the memory: (0, 1, 2), (3, 4, 5))."""
+    pool = [
+        arena.Waiting(user_id=r, rank=r, waited=0.0, last_mates=frozenset({1 - r} if r < 2 else ()))
+        for r in range(6)
+    ]
+    tables = arena.pair(pool, arena.PoolRules(seats=3))
+    assert len(tables) == 2
+    assert not any({0, 1} <= set(t) for t in tables)
 
 
 @FAST
@@ -261,6 +283,12 @@ def test_seat_round_rotates_the_bots_seats_too():
     its bot takes seat 1: (0, 1, None), (3, None, 2)."""
     seating = duplicate.seat_round(list(range(4)), seats=3, bots=True)
     assert seating.tables == [(0, 1, None), (3, None, 2)]
+
+
+def test_board_matchpoints_refuses_tables_of_different_sizes_and_takes_no_tables():
+    with pytest.raises(ValueError):
+        duplicate.board_matchpoints({0: [1, -1, 0], 1: [1, -1]})
+    assert duplicate.board_matchpoints({}) == {}
 
 
 @FAST

@@ -64,6 +64,16 @@ class TestTieOrder:
         units = (Fraction(3, 2), Fraction(-3), Fraction(3, 2))
         assert beans_for(state, units) == ((1, -3, 2), 0)
 
+    def test_the_balances_the_hand_was_started_with_bound_the_beans(self) -> None:
+        # classic3, landlord seat 0 loses 16 beans but holds 5: he pays 5, which the farmers
+        # share 3 + 2 (the odd bean to seat 1, first after him). Wrong rule caught: settling as
+        # if every balance were unlimited (-16, 8, 8).
+        state = replace(
+            record_state("classic3_C1_landlord_wins"), stakes=RoomStakes(), balances=(5, 100, 100)
+        )
+        units = (Fraction(-16), Fraction(8), Fraction(8))
+        assert beans_for(state, units) == ((-5, 3, 2), 0)
+
 
 class TestFinishedHand:
     def test_a_finished_hand_names_no_turn(self) -> None:
@@ -75,6 +85,7 @@ class TestFinishedHand:
 
     def check_no_turn(self, state: HandState) -> None:
         assert state.turn is None
+        assert state.asked == ()  # new5's auto-win ends the hand while its landlord is asked
         assert waiting_seats(state) == ()
         assert public_view(state)["turn"] is None
         assert all(view_for(state, s)["legal"] == [] for s in range(state.seats))
