@@ -206,3 +206,14 @@ def test_the_shown_number_is_1000_plus_40_ordinals_rounded_to_the_nearest(mu, si
     """The displayed rating is round(1000 + 40 × (mu − 3 sigma)). Wrong rules caught: another
     offset or scale, 3 sigma read as another multiple, truncation instead of rounding."""
     assert Skill(mu, sigma).shown == shown
+
+
+def test_a_rated_hand_puts_each_person_on_his_final_side():
+    """Seat 0 the landlord (user 1) against two farmers (users 2 and 3): one landlord, two
+    farmers, nobody on both sides or missing."""
+    seats = [
+        SeatRecord(user_id=1, landlord_side=True, decided=True),
+        SeatRecord(user_id=2, landlord_side=False, decided=True),
+        SeatRecord(user_id=3, landlord_side=False, decided=True),
+    ]
+    assert rated_game(seats, landlord_won=True) == Game((1,), (2, 3), True)

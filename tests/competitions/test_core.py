@@ -271,6 +271,15 @@ def test_seat_round_rotates_table_k_by_k_seats():
     assert seating.sitting_out == []
 
 
+def test_seat_round_with_bots_needs_two_players():
+    """Two players and bots make two tables of one player each (table 1 turned by one seat); one
+    player is too few."""
+    seating = duplicate.seat_round([0, 1], seats=3, bots=True)
+    assert seating.tables == [(0, None, None), (None, None, 1)]
+    with pytest.raises(duplicate.TooFewPlayers):
+        duplicate.seat_round([0], seats=3, bots=True)
+
+
 def test_seat_round_keeps_earlier_tablemates_apart():
     """Ranks 0..5 in tables of 3 where 0 and 1 sat together in an earlier round: they do not
     meet again (without the round's memory: (0, 1, 2))."""
