@@ -221,10 +221,24 @@ class TestBot:
 
 
 class TestValidation:
-    @pytest.mark.parametrize("field", ["base_score", "coefficient"])
-    def test_stakes_refuse_a_base_or_coefficient_below_1(self, field):
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            {"base_score": 0},
+            {"coefficient": 0},
+            {"house_take": -1},
+            {"rake_percent": -1},
+            {"rake_percent": 101},
+            {"max_multiplier": 0},
+        ],
+    )
+    def test_stakes_refuse_what_no_room_may_set(self, bad):
         with pytest.raises(ValueError):
-            RoomStakes(**{field: 0})
+            RoomStakes(**bad)
+
+    def test_stakes_accept_their_extremes(self):
+        stakes = RoomStakes(house_take=0, rake_percent=100, max_multiplier=1)
+        assert (stakes.rake_percent, stakes.max_multiplier) == (100, 1)
 
     def test_largest_remainder_refuses_a_weight_of_0(self):
         with pytest.raises(ValueError):
