@@ -217,3 +217,15 @@ def test_a_rated_hand_puts_each_person_on_his_final_side():
         SeatRecord(user_id=3, landlord_side=False, decided=True),
     ]
     assert rated_game(seats, landlord_won=True) == Game((1,), (2, 3), True)
+
+
+def test_the_role_baseline_starts_level_and_keeps_its_own_uncertainty():
+    """1 v 4: the baseline starts at 3 × 25 (the farmers' three extra default skills) with the
+    default sigma 25/3; after a 2 v 3 game between sure players (sigma 2) it is still far less
+    sure than they are (it is rated as the landlord side's last member, not as one of them)."""
+    assert Shape(1, 4).baseline_start() == Skill(75.0, 25 / 3)
+    assert shapes_for(4) == [Shape(1, 3)]  # 2 v 2 is no smaller landlord side
+    players = {p: Skill(25.0, 2.0) for p in range(1, 6)}
+    game = Game((1, 2), (3, 4, 5), landlord_won=True)
+    after, baseline = rate(game, players=players, baseline=Shape(2, 3).baseline_start())
+    assert baseline.sigma > 7 > 2.5 > max(s.sigma for s in after.values())
