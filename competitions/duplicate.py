@@ -91,7 +91,8 @@ def seat_round(
     so that no rank keeps one seat."""
     players = len(ranked)
     count = max(MIN_TABLES, math.ceil(players / seats)) if bots else players // seats
-    if count < MIN_TABLES or players < (MIN_TABLES if bots else MIN_TABLES * seats):
+    # without bots, two full tables need 2 × seats players: count < MIN_TABLES says so already
+    if count < MIN_TABLES or players < MIN_TABLES:
         raise TooFewPlayers(f"{players} players cannot fill {MIN_TABLES} tables of {seats}")
     sat_out = sat_out or {}
     out: list[PlayerId] = []

@@ -11,12 +11,26 @@ from __future__ import annotations
 
 import copy
 import itertools
+import subprocess
+import sys
+from pathlib import Path
 
+import hypothesis
 import pytest
 
 from tests.support.tables import ensure_triggers
 
 _names = itertools.count(1)
+
+# The mutation run (scripts/mutation.sh, ``--hypothesis-profile=mutation``) calls each test many
+# times in one process, once per mutant: the same examples every time (a mutant's verdict must
+# not depend on the run), none saved between runs.
+hypothesis.settings.register_profile(
+    "mutation",
+    derandomize=True,
+    database=None,
+    suppress_health_check=[hypothesis.HealthCheck.differing_executors],
+)
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +75,40 @@ def staff_client(client, make_user):
     return client
 
 
+def stale_catalogues(root: Path) -> list[Path]:
+    """The project's .po files whose compiled .mo is missing or older (the .mo files are not in
+    git: a fresh clone has none)."""
+    stale = []
+    for po in sorted((root / "locale").glob("*/LC_MESSAGES/*.po")):
+        mo = po.with_suffix(".mo")
+        if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
+            stale.append(po)
+    return stale
+
+
+def compile_translations(root: Path) -> None:
+    """Compile the catalogues the pages are tested in, so that plain ``pytest`` passes on a fresh
+    clone (scripts/test.sh compiles them too). Once, in the main process: xdist's workers start
+    after it and find them compiled."""
+    if not stale_catalogues(root):
+        return
+    ignore = ("--ignore=.venv/*", "--ignore=bench/*", "--ignore=mutants/*")
+    command = [sys.executable, "manage.py", "compilemessages", *ignore, "-v", "0"]
+    subprocess.run(command, cwd=root, check=True)
+    # pytest-django set Django up before this hook, and loading the apps may already have read
+    # (and cached) the catalogues that were missing: tell Django they changed, as a test that
+    # overrides LOCALE_PATHS does, so that it reads them again.
+    from django.conf import settings
+    from django.test.signals import setting_changed
+
+    setting_changed.send(
+        sender=type(settings), setting="LOCALE_PATHS", value=settings.LOCALE_PATHS, enter=False
+    )
+
+
 def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        compile_translations(Path(__file__).resolve().parent.parent)
     # whitenoise warns when STATIC_ROOT has not been collected; tests serve from the finders.
     config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
     # The browser run disables pytest-asyncio (-p no:asyncio, docs/conventions.md §9); keep its

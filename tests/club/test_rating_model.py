@@ -191,3 +191,41 @@ def test_provisional_and_the_shown_number():
     settled = Skill(30.0, 2.0)
     assert not settled.provisional
     assert settled.shown == round(skill.DISPLAY_OFFSET + skill.DISPLAY_SCALE * 24.0)
+
+
+@pytest.mark.parametrize(
+    ("mu", "sigma", "shown"),
+    [
+        (25.0, 8.0, 1040),  # ordinal 1: 1000 + 40 × 1
+        (10.0, 5.0, 800),  # ordinal -5: 1000 − 200
+        (0.02, 0.0, 1001),  # 1000.8 rounds up: truncating would show 1000
+        (-0.02, 0.0, 999),  # 999.2 rounds down: rounding toward zero or up would show 1000
+    ],
+)
+def test_the_shown_number_is_1000_plus_40_ordinals_rounded_to_the_nearest(mu, sigma, shown):
+    """The displayed rating is round(1000 + 40 × (mu − 3 sigma)). Wrong rules caught: another
+    offset or scale, 3 sigma read as another multiple, truncation instead of rounding."""
+    assert Skill(mu, sigma).shown == shown
+
+
+def test_a_rated_hand_puts_each_person_on_his_final_side():
+    """Seat 0 the landlord (user 1) against two farmers (users 2 and 3): one landlord, two
+    farmers, nobody on both sides or missing."""
+    seats = [
+        SeatRecord(user_id=1, landlord_side=True, decided=True),
+        SeatRecord(user_id=2, landlord_side=False, decided=True),
+        SeatRecord(user_id=3, landlord_side=False, decided=True),
+    ]
+    assert rated_game(seats, landlord_won=True) == Game((1,), (2, 3), True)
+
+
+def test_the_role_baseline_starts_level_and_keeps_its_own_uncertainty():
+    """1 v 4: the baseline starts at 3 × 25 (the farmers' three extra default skills) with the
+    default sigma 25/3; after a 2 v 3 game between sure players (sigma 2) it is still far less
+    sure than they are (it is rated as the landlord side's last member, not as one of them)."""
+    assert Shape(1, 4).baseline_start() == Skill(75.0, 25 / 3)
+    assert shapes_for(4) == [Shape(1, 3)]  # 2 v 2 is no smaller landlord side
+    players = {p: Skill(25.0, 2.0) for p in range(1, 6)}
+    game = Game((1, 2), (3, 4, 5), landlord_won=True)
+    after, baseline = rate(game, players=players, baseline=Shape(2, 3).baseline_start())
+    assert baseline.sigma > 7 > 2.5 > max(s.sigma for s in after.values())

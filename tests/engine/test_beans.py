@@ -152,8 +152,58 @@ class TestFloor:
         assert result.deltas == (0, 0)
         assert result.house == 0
 
+    def test_a_winner_who_gains_less_than_the_take_pays_the_take(self):
+        """docs/rules.md §7.2: a winner receives gross − A, as far as his balance goes. Wrong rule
+        caught: capping the take at what the winner gained (so he pays nothing), which a balance
+        of 0 cannot tell apart. Take 10, the loser owes 1: the winner gets 1 − 10 = −9; holding
+        only 5 beans he pays his 5 + 1, the take capped there (−5)."""
+        stakes = RoomStakes(house_take=10)
+        rich = settle([-1, 1], stakes)
+        assert rich.deltas == (-11, -9)
+        assert rich.house_takes == (10, 10)
+        assert rich.house == 20
+        poor = settle([-1, 1], stakes, balances=[RICH, 5])
+        assert poor.deltas == (-11, -5)
+        assert poor.house_takes == (10, 6)
+        assert poor.house == 16
+
+    def test_what_short_losers_paid_is_shared_whoever_of_them_fell_short(self):
+        """Two losers of 4 beans holding 1 each pay 1 each: the winner gets 2 (the shortfall is
+        3 + 3). Wrong rule caught: counting only the last loser's shortfall (the winner would get
+        5, the house paying 3)."""
+        result = settle([-4, -4, 8], RoomStakes(), balances=[1, 1, RICH])
+        assert result.deltas == (-1, -1, 2)
+        assert result.house == 0
+
+    def test_a_winner_whose_gross_is_0_is_left_out_of_the_second_sharing(self):
+        """Units 9/10 and 1/10 share the loser's 1 bean as 1 and 0; the loser holds nothing, so
+        nobody gets anything. The winner with 0 gross has no weight in the second sharing (a
+        weight of 0 would be refused)."""
+        result = settle([-1, Fraction(9, 10), Fraction(1, 10)], RoomStakes(), balances=[0, 5, 5])
+        assert result.deltas == (0, 0, 0)
+
+    def test_a_seat_with_no_units_pays_only_the_house_take(self):
+        """docs/rules.md §7.2: the take is taken from every human seat, also one whose units are 0
+        (he neither wins nor loses)."""
+        result = settle([-2, 2, 0], RoomStakes(house_take=1))
+        assert result.deltas == (-3, 1, -1)
+        assert result.house == 3
+
+    def test_the_rake_stops_where_the_winners_balance_would_go_below_zero(self):
+        """A winner holding 0 beans wins 12: take 10, then a 50 % rake of 6 capped at the 2 left,
+        so he ends on 0 beans. Wrong rule caught: a cap that adds the take instead of leaving it
+        out (the rake would be 6, his balance -4)."""
+        result = settle([-12, 12], RoomStakes(house_take=10, rake_percent=50), balances=[RICH, 0])
+        assert (result.house_takes[1], result.rakes[1], result.deltas[1]) == (10, 2, 0)
+
 
 class TestBot:
+    def test_a_bot_winner_first_does_not_spare_the_human_winners_after_him(self):
+        """Seats 1 (a bot) and 2 (a person) win: seat 2 still pays the take of 1."""
+        result = settle([-2, 1, 1], RoomStakes(house_take=1), balances=[RICH, None, RICH])
+        assert result.deltas == (-3, 0, 0)
+        assert result.house == 3
+
     def test_bots_settle_against_the_house(self):
         # A1 with P2 and P5 bots: their losses are paid by the house, no take from bots.
         result = settle(
@@ -171,6 +221,37 @@ class TestBot:
 
 
 class TestValidation:
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            {"base_score": 0},
+            {"coefficient": 0},
+            {"house_take": -1},
+            {"rake_percent": -1},
+            {"rake_percent": 101},
+            {"max_multiplier": 0},
+        ],
+    )
+    def test_stakes_refuse_what_no_room_may_set(self, bad):
+        with pytest.raises(ValueError):
+            RoomStakes(**bad)
+
+    def test_stakes_accept_their_extremes(self):
+        stakes = RoomStakes(house_take=0, rake_percent=100, max_multiplier=1)
+        assert (stakes.rake_percent, stakes.max_multiplier) == (100, 1)
+
+    def test_largest_remainder_refuses_a_weight_of_0(self):
+        with pytest.raises(ValueError):
+            largest_remainder(5, [0, 1], [0, 1])
+        with pytest.raises(ValueError):
+            largest_remainder(5, [0, 0], [0, 1])
+
+    def test_largest_remainder_gives_the_odd_bean_to_the_largest_remainder(self):
+        """10 beans in proportion 2 : 5 are quotas 2.857 and 7.143: the odd bean goes to the first
+        (remainder .857), whose quota is the smaller. Wrong rules caught: the smallest remainder
+        first, or ordering by the quota instead of the remainder (both give 2 and 8)."""
+        assert largest_remainder(10, [2, 5], [0, 1]) == [3, 7]
+
     def test_units_must_sum_to_zero(self):
         with pytest.raises(ValueError):
             settle([1, 0, 0], RoomStakes())
