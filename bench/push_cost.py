@@ -168,7 +168,7 @@ def main() -> None:
 
         deliver.deliver = timed(deliver.deliver)
         send.send_frames = sent
-    except ImportError:  # an older tree: the push after commit in games/broadcast.py
+    except ImportError:  # an older tree, whose push after commit was a module games.push.broadcast
         from games import render_cache  # type: ignore[no-redef]
         from games.push import broadcast
         from games.reads.selectors import hand_state  # type: ignore[no-redef]

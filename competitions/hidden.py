@@ -1,4 +1,4 @@
-"""What an event hides (games.hooks): a duplicate board's hands, replays and tables while any
+"""What an event hides (games.table.hooks): a duplicate board's hands, replays and tables while any
 table still plays it. Its players see their own table; nobody but the staff reads a hand of
 it, and no entrant watches another table of it, until every table has finished the board
 (or the event is over)."""

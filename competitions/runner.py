@@ -1,4 +1,4 @@
-"""The events' due work, run by the deadline runner of every process (games.hooks.due_work):
+"""The events' due work, run by the deadline runner of every process (games.table.hooks.due_work):
 create scheduled events, start events (or cancel those short of entrants), count finished
 hands, form arena tables, deal duplicate boards and rounds, end events on time.
 

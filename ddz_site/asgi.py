@@ -48,7 +48,7 @@ def _close_oversized_frames_with_1009() -> None:
     """daphne (autobahn) fails a socket whose frame passes its size limit (1 MiB) by dropping
     the TCP connection: the page saw 1006 and could not tell it from a network fault. Failing
     with the closing handshake sends 1009 (the library sends it for itself; an application may
-    not, so the consumer's own, smaller limit closes with 4009: games/consumers.py).
+    not, so the consumer's own, smaller limit closes with 4009: games/live/consumers.py).
     daphne reads its factory class from ``daphne.server`` when it starts serving, after it
     has imported this module."""
     try:
@@ -74,7 +74,7 @@ _close_oversized_frames_with_1009()
 
 def _cancel_every_application_on_stop() -> None:
     """As the process stops (SIGTERM), daphne cancels every connection's application and waits
-    for them: a table socket's releases its lease then (games/consumers.py). But daphne's loop
+    for them: a table socket's releases its lease then (games/live/consumers.py). But daphne's loop
     over the connections reads an application from each, and an HTTP request that upgraded to
     a websocket in the last second (until daphne's checker drops it) has none: the KeyError
     ended the loop, no application was cancelled, and the process exited with its sockets'

@@ -228,7 +228,7 @@ DDZ_BOT_THINK_SECONDS = (
 DDZ_SOCKET_LEASE_SECONDS = env_int("DDZ_SOCKET_LEASE_SECONDS", 30)
 DDZ_SOCKET_RENEW_SECONDS = float(os.environ.get("DDZ_SOCKET_RENEW_SECONDS", "10"))
 DDZ_REGROUP_MEMORY_HANDS = env_int("DDZ_REGROUP_MEMORY_HANDS", 5)
-# Private tables' invite codes (games/private.py): past DDZ_INVITE_TRIES wrong codes in
+# Private tables' invite codes (games/services/private.py): past DDZ_INVITE_TRIES wrong codes in
 # DDZ_INVITE_TRIES_SECONDS from one browser session or one address, every code it tries is
 # refused until the oldest of them is that old.
 DDZ_INVITE_TRIES = env_int("DDZ_INVITE_TRIES", 10)

@@ -1,7 +1,7 @@
 """Rooms: where a variant is played at given stakes (docs/rules.md §7 room settings).
 
 Models stay thin; validation is in ``Room.clean`` (called by the admin and by
-``games.services.room_create``) and computations in games/services.py and games/reads/selectors.py.
+``games.services.room_create``) and computations in games/services/ and games/reads/selectors.py.
 """
 
 from __future__ import annotations
@@ -333,7 +333,7 @@ class SocketLease(models.Model):
 
 class InviteMiss(models.Model):
     """A wrong invite code someone tried (issue #31): the throttle on guessing them
-    (games.private) counts these by browser session and by address, on every process alike.
+    (games/services/private.py) counts these by browser session and by address, on every process alike.
     Kept DDZ_INVITE_TRIES_SECONDS."""
 
     session_key = models.CharField(_("browser session"), max_length=40, blank=True, db_index=True)

@@ -1,7 +1,8 @@
 """The specification and the design live in docs/, and what cites them resolves there: every
 "docs/<page>.md §N" in the code, the tests, the templates and the notes names a section of that
-page; every path the README and docs/ name exists; nothing cites the design notes that stayed
-outside the repository."""
+page; every path the README and docs/ name exists, and so does every module path a docstring or
+a comment of the sources names; nothing cites the design notes that stayed outside the
+repository."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ SECTION = re.compile(r"§([0-9][0-9a-z.]*?)\.?(?=$|[–-])")
 HEADING = re.compile(r"^#+ ([0-9][0-9a-z.]*?)\.? ", re.MULTILINE)
 PATH = re.compile(
     r"`((?:tests|games|club|competitions|accounts|ddz_site|bench|scripts)/[\w/.]+\.py)"
+)
+# a module path as a docstring or a comment names it, backquoted or not
+SOURCE_PATH = re.compile(
+    r"(?<![\w/.])((?:tests|games|club|competitions|accounts|ddz_site|bench|scripts)/[\w/]+\.py)\b"
 )
 OUTSIDE_NOTES = re.compile(r"\b(?:RULES|STYLE|STACK)\.md\b")
 
@@ -66,6 +71,17 @@ def test_every_citation_of_a_docs_section_resolves() -> None:
 def test_every_path_the_notes_name_exists(page: str) -> None:
     text = (ROOT / page).read_text(encoding="utf-8")
     missing = sorted({p for p in PATH.findall(text) if not (ROOT / p).exists()})
+    assert missing == []
+
+
+def test_every_module_path_the_sources_name_exists() -> None:
+    """A docstring that sends the reader to a file that was moved or split sends him nowhere."""
+    missing = sorted(
+        f"{path.relative_to(ROOT)}: {named}"
+        for path in _sources()
+        for named in set(SOURCE_PATH.findall(path.read_text(encoding="utf-8", errors="replace")))
+        if not (ROOT / named).exists()
+    )
     assert missing == []
 
 

@@ -329,7 +329,7 @@ def user_hands(*, user: Any) -> QuerySet[Hand]:
 def hands_readable(*, hand_ids: Iterable[int], user: Any) -> set[int]:
     """Which of these hands' pages, records and verify pages ``user`` may open: a public
     table's hands are everyone's; a private table's only its players' and the staff's; none
-    while a hook hides it (games.hooks)."""
+    while a hook hides it (games.table.hooks)."""
     ids = set(hand_ids)
     hands = Hand.objects.filter(pk__in=ids)
     if not getattr(user, "is_staff", False):

@@ -158,7 +158,7 @@ def lock_between_hands(table_id: Any, *, user: Any = None) -> tuple[Table, list[
 
 
 def seat_moves(seat: Seat, event: life.Event) -> life.SeatState:
-    """The state the seat moves to on ``event`` (games/life.py); a move the model does
+    """The state the seat moves to on ``event`` (games/table/life.py); a move the model does
     not have is refused with nothing changed."""
     try:
         return life.seat_after(seat, event)

@@ -102,7 +102,7 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
     """Deal a new hand (with ``user``: only a seated player may). Before the deal, players below
     the table's minimum balance and players away past the disconnect grace are stood up, each
     with a notice (a bot takes an absent player's seat where the room says so); the deal then
-    goes ahead only at a filled table with a player present (games/life.py). Stand-ups
+    goes ahead only at a filled table with a player present (games/table/life.py). Stand-ups
     commit even when the deal is then refused."""
     now = timezone.now()
     with write():

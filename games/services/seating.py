@@ -1,5 +1,5 @@
 """Rooms, tables and seats: who sits where, bots, presence. Every change of a seat goes through
-the table's life model (games/life.py) and is one locked, versioned write
+the table's life model (games/table/life.py) and is one locked, versioned write
 (games/services/base.py)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ attributes a reader meets: aria-label, title, placeholder, alt) holds nothing of
 language. On an English page no Chinese character; on a Simplified page no character only the
 Traditional catalog uses, and the other way round; on a Chinese page no English phrase of the
 catalog that has a translation. Notices are left out: by design each carries every language
-(games.notify)."""
+(games/screen/notices.py)."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def ensure_triggers() -> None:
 def make_room(variant: str = "classic3", **fields: Any) -> Room:
     fields.setdefault("name", f"room {variant} {next(_room_names)}")
     # a simultaneous step closes as soon as all have decided, as the loops here expect; the
-    # shortest step's time has tests of its own (tests/games/test_sealed_steps.py)
+    # shortest step's time has tests of its own (tests/games/push/test_sealed_steps.py)
     fields.setdefault("step_min_seconds", 0)
     return services.room_create(variant=variant, **fields)
 

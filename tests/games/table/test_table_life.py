@@ -1,4 +1,4 @@
-"""The table's life (issue #16): the model of games/life.py, and the services that go
+"""The table's life (issue #16): the model of games/table/life.py, and the services that go
 through it, tried as a club tries them: players who sit between hands, vanish, come back,
 quick-join twice at once, and tables that nobody plays any more."""
 
