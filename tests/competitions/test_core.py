@@ -344,16 +344,22 @@ def test_bands_of_1_percent_are_allowed():
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("text", "refusal", "message"),
     [
-        ("1:50, 2:thirty", "not a band: '2:thirty'"),
-        ("1:50, 3:50", "bands run from rank 1 on, without gaps, each at least 1 %"),
-        ("1:50, 2:30", "the bands' shares add up to 100 %"),
+        ("1:50, 2:thirty", prizes.NotABand, "not a band: '2:thirty'"),
+        (
+            "1:50, 3:50",
+            prizes.BandsOutOfOrder,
+            "bands run from rank 1 on, without gaps, each at least 1 %",
+        ),
+        ("1:50, 2:30", prizes.BandsNotWhole, "the bands' shares add up to 100 %"),
     ],
 )
-def test_bands_refusals_say_what_is_wrong(text, message):
-    """The admin's event form shows these words under the prize bands (competitions/models.py)."""
-    with pytest.raises(prizes.BadBands) as refused:
+def test_bands_refusals_say_what_is_wrong(text, refusal, message):
+    """The refusal's kind picks the words the admin's event form shows under the prize bands, in
+    the reader's language (competitions/models.py ``bands_refusal``): "1:50, 3:50" skips rank 2,
+    "1:50, 2:30" shares out 80 %."""
+    with pytest.raises(refusal) as refused:
         prizes.parse_bands(text)
     assert str(refused.value) == message
 
