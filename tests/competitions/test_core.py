@@ -20,6 +20,17 @@ FAST = settings(max_examples=60, deadline=None)
 # --------------------------------------------------------------------------- grouping
 
 
+def test_group_by_rank_looks_two_tables_ahead_for_a_new_tablemate():
+    """A table looks at most two tables' worth of players down the ranking (6 for tables of 3)
+    for one its members have not met; when nobody there fits, it takes the next best. 1 met
+    2..7: players 2..7 are the six ahead, so 1 sits with 2 (a repeat), and then with 8, the
+    first of 3..8 who met neither 1 nor 2. Wrong rule caught: looking down the whole ranking,
+    which seats the leader with 8 and 9, the last two."""
+    avoid = {1: set(range(2, 8))}
+    tables = group_by_rank(list(range(1, 10)), [3, 3, 3], avoid=avoid)
+    assert tables == [[1, 2, 8], [3, 4, 5], [6, 7, 9]]
+
+
 @FAST
 @given(st.integers(1, 8), st.sampled_from([3, 5]), st.data())
 def test_group_by_rank_seats_everyone_once(tables, size, data):
