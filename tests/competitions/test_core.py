@@ -375,6 +375,15 @@ def test_bands_refusals_say_what_is_wrong(text, refusal, message):
     assert str(refused.value) == message
 
 
+def test_a_refused_band_names_the_part_it_could_not_read():
+    """The admin's refusal quotes the part it could not read (competitions/models.py
+    ``bands_refusal``): in "1:50, 2:thirty" that is "2:thirty", without the space after the
+    comma."""
+    with pytest.raises(prizes.NotABand) as refused:
+        prizes.parse_bands("1:50, 2:thirty")
+    assert refused.value.part == "2:thirty"
+
+
 @pytest.mark.parametrize("text", ["1:50, 1:50", "1:40, 1-2:30", "1-2:25, 2-3:25"])
 def test_overlapping_bands_are_refused(text):
     """Each text adds up to 100 % but names a rank twice (rank 1 in "1:50, 1:50"). Wrong rule
