@@ -100,7 +100,7 @@ class EventSettings(models.Model):
         try:
             prizes.parse_bands(self.prize_bands)
         except prizes.BadBands as error:
-            raise ValidationError({"prize_bands": str(error)}) from error
+            raise ValidationError({"prize_bands": bands_refusal(error)}) from error
         if self.max_entrants is not None and self.max_entrants < self.min_entrants:
             raise ValidationError({"max_entrants": _("At least the minimum.")})
         needed = self.fewest_entrants()
@@ -120,6 +120,18 @@ class EventSettings(models.Model):
             return 2
         seats = find_variant(self.room.variant).seats
         return 2 * seats if self.format == Format.DUPLICATE else seats
+
+
+def bands_refusal(error: prizes.BadBands) -> str:
+    """Why a prize bands text is refused, in the reader's language (the pure rules' own words
+    are English)."""
+    if isinstance(error, prizes.NotABand):
+        return _("“%(part)s” is not a band: write them like 1:50, 2:30, 3-4:10.") % {
+            "part": error.part
+        }
+    if isinstance(error, prizes.BandsNotWhole):
+        return _("The bands' shares add up to 100 percent.")
+    return _("The bands run from rank 1 on, without gaps or overlaps, each at least 1 percent.")
 
 
 class Schedule(EventSettings):

@@ -16,7 +16,24 @@ _BAND = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*:\s*(\d+)\s*%?\s*$")
 
 
 class BadBands(ValueError):
-    pass
+    """A prize bands text refused; the subclass says why (the admin's form words it in the
+    reader's language, competitions/models.py)."""
+
+
+class NotABand(BadBands):
+    def __init__(self, part: str) -> None:
+        super().__init__(f"not a band: {part!r}")
+        self.part = part
+
+
+class BandsOutOfOrder(BadBands):
+    def __init__(self) -> None:
+        super().__init__("bands run from rank 1 on, without gaps, each at least 1 %")
+
+
+class BandsNotWhole(BadBands):
+    def __init__(self) -> None:
+        super().__init__("the bands' shares add up to 100 %")
 
 
 @dataclass(frozen=True)
@@ -39,16 +56,16 @@ def parse_bands(text: str) -> tuple[Band, ...]:
     for part in text.split(","):
         match = _BAND.match(part)
         if match is None:
-            raise BadBands(f"not a band: {part.strip()!r}")
+            raise NotABand(part.strip())
         first, last, pct = int(match[1]), int(match[2] or match[1]), int(match[3])
         bands.append(Band(first, last, pct))
     expected = 1
     for band in bands:
         if band.first != expected or band.last < band.first or band.percent < 1:
-            raise BadBands("bands run from rank 1 on, without gaps, each at least 1 %")
+            raise BandsOutOfOrder()
         expected = band.last + 1
     if sum(b.percent * (b.last - b.first + 1) for b in bands) != 100:
-        raise BadBands("the bands' shares add up to 100 %")
+        raise BandsNotWhole()
     return tuple(bands)
 
 

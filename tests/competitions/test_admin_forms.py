@@ -14,6 +14,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
+from competitions import prizes
 from competitions.models import Entry, Event, Settlement
 from tests.support.languages import foreign, visible_text
 from tests.support.tables import make_room
@@ -148,3 +149,35 @@ def test_the_event_and_room_admin_pages_speak_the_readers_language(staff_client,
                 text = text.replace(data, "")
             words = set(re.findall(r"[A-Za-z][A-Za-z ]*[A-Za-z]", text))
             assert words <= DJANGO_GAPS, (url, sorted(words - DJANGO_GAPS))
+
+
+@pytest.mark.parametrize(
+    ("language", "bands", "refusal"),
+    [
+        ("zh-hans", "1:50, 2:thirty", "“2:thirty”不是奖金档：请写成 1:50, 2:30, 3-4:10 这样。"),
+        ("zh-hant", "1:50, 3:50", "獎金檔須從第 1 名起連續排列，不留空缺、不重疊，每檔至少 1%。"),
+        ("en", "1:50, 2:30", "The bands' shares add up to 100 percent."),
+    ],
+)
+def test_refused_prize_bands_are_worded_in_the_readers_language(
+    staff_client, language, bands, refusal
+):
+    """The event form refuses bad prize bands in the admin's language, not the pure rules'
+    English: "2:thirty" is not a band, "1:50, 3:50" skips rank 2, "1:50, 2:30" shares out
+    80 %. Wrong rule caught: showing ``str()`` of the refusal ("not a band: '2:thirty'")."""
+    room = make_room("classic3")
+    url = reverse("admin:competitions_event_add")
+    data = _form_defaults(staff_client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode())
+    data.update(
+        name="Banded",
+        room=str(room.pk),
+        prize_bands=bands,
+        **_start(timezone.now() + datetime.timedelta(hours=2)),
+    )
+    body = staff_client.post(url, data, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    with pytest.raises(prizes.BadBands) as english:
+        prizes.parse_bands(bands)
+    assert refusal in html.unescape(body)
+    assert str(english.value) not in html.unescape(body)
+    assert set(foreign(body, language)) <= DJANGO_GAPS
+    assert not Event.objects.filter(name="Banded").exists()

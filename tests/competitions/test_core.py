@@ -20,6 +20,17 @@ FAST = settings(max_examples=60, deadline=None)
 # --------------------------------------------------------------------------- grouping
 
 
+def test_group_by_rank_looks_two_tables_ahead_for_a_new_tablemate():
+    """A table looks at most two tables' worth of players down the ranking (6 for tables of 3)
+    for one its members have not met; when nobody there fits, it takes the next best. 1 met
+    2..7: players 2..7 are the six ahead, so 1 sits with 2 (a repeat), and then with 8, the
+    first of 3..8 who met neither 1 nor 2. Wrong rule caught: looking down the whole ranking,
+    which seats the leader with 8 and 9, the last two."""
+    avoid = {1: set(range(2, 8))}
+    tables = group_by_rank(list(range(1, 10)), [3, 3, 3], avoid=avoid)
+    assert tables == [[1, 2, 8], [3, 4, 5], [6, 7, 9]]
+
+
 @FAST
 @given(st.integers(1, 8), st.sampled_from([3, 5]), st.data())
 def test_group_by_rank_seats_everyone_once(tables, size, data):
@@ -344,18 +355,33 @@ def test_bands_of_1_percent_are_allowed():
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("text", "refusal", "message"),
     [
-        ("1:50, 2:thirty", "not a band: '2:thirty'"),
-        ("1:50, 3:50", "bands run from rank 1 on, without gaps, each at least 1 %"),
-        ("1:50, 2:30", "the bands' shares add up to 100 %"),
+        ("1:50, 2:thirty", prizes.NotABand, "not a band: '2:thirty'"),
+        (
+            "1:50, 3:50",
+            prizes.BandsOutOfOrder,
+            "bands run from rank 1 on, without gaps, each at least 1 %",
+        ),
+        ("1:50, 2:30", prizes.BandsNotWhole, "the bands' shares add up to 100 %"),
     ],
 )
-def test_bands_refusals_say_what_is_wrong(text, message):
-    """The admin's event form shows these words under the prize bands (competitions/models.py)."""
-    with pytest.raises(prizes.BadBands) as refused:
+def test_bands_refusals_say_what_is_wrong(text, refusal, message):
+    """The refusal's kind picks the words the admin's event form shows under the prize bands, in
+    the reader's language (competitions/models.py ``bands_refusal``): "1:50, 3:50" skips rank 2,
+    "1:50, 2:30" shares out 80 %."""
+    with pytest.raises(refusal) as refused:
         prizes.parse_bands(text)
     assert str(refused.value) == message
+
+
+def test_a_refused_band_names_the_part_it_could_not_read():
+    """The admin's refusal quotes the part it could not read (competitions/models.py
+    ``bands_refusal``): in "1:50, 2:thirty" that is "2:thirty", without the space after the
+    comma."""
+    with pytest.raises(prizes.NotABand) as refused:
+        prizes.parse_bands("1:50, 2:thirty")
+    assert refused.value.part == "2:thirty"
 
 
 @pytest.mark.parametrize("text", ["1:50, 1:50", "1:40, 1-2:30", "1-2:25, 2-3:25"])
