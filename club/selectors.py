@@ -42,8 +42,8 @@ PERIODS = (7, 30)
 
 def spectator_count(*, table_id: int) -> int:
     """Distinct signed-in users with a socket open at the table who hold no seat there: their
-    sockets' leases (games/services/presence.py), so every serving process counts the same spectators, and
-    a process that stops or dies takes its spectators with it."""
+    sockets' leases (games/services/presence.py), so every serving process counts the same
+    spectators, and a process that stops or dies takes its spectators with it."""
     return table_selectors.table_spectators(
         table_id=table_id, now=timezone.now(), lease_seconds=presence.lease_seconds()
     )

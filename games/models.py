@@ -333,8 +333,8 @@ class SocketLease(models.Model):
 
 class InviteMiss(models.Model):
     """A wrong invite code someone tried (issue #31): the throttle on guessing them
-    (games/services/private.py) counts these by browser session and by address, on every process alike.
-    Kept DDZ_INVITE_TRIES_SECONDS."""
+    (games/services/private.py) counts these by browser session and by address, on every
+    process alike. Kept DDZ_INVITE_TRIES_SECONDS."""
 
     session_key = models.CharField(_("browser session"), max_length=40, blank=True, db_index=True)
     address = models.CharField(_("IP address"), max_length=64, blank=True, db_index=True)

@@ -1,5 +1,5 @@
-"""Presence from socket leases (games/services/presence.py, issue #16), with explicit times on SQLite:
-a seat counts its user's live leases, a process renews only those of the sockets it holds, a
+"""Presence from socket leases (games/services/presence.py, issue #16), with explicit times on
+SQLite: a seat counts its user's live leases, a process renews only those of the sockets it holds, a
 lease nobody renews expires after DDZ_SOCKET_LEASE_SECONDS and the seat goes offline as of
 then (the grace starts), and no 托管 is made for a user with a live socket at the table."""
 

@@ -6,7 +6,8 @@ A rendering passes when its visible text (text nodes and the attributes a reader
 aria-label, title, placeholder, alt) holds nothing of another language: on an English page
 no Chinese character; on a Simplified page no character only the Traditional catalog uses,
 and the other way round; on a Chinese page no English phrase of the catalog that has a
-translation. Notices are left out: by design each carries every language (games/screen/notices.py)."""
+translation. Notices are left out: by design each carries every language
+(games/screen/notices.py)."""
 
 from __future__ import annotations
 
