@@ -18,7 +18,7 @@ from tests.browser.pages import fill_and_deal, join, login, open_page, shot
 
 def test_rules_from_the_lobby_and_the_table_and_the_guide_once(browser, server):
     page = open_page(browser, server, width=390, height=844, lang="en")
-    login(page, server, "hal")
+    login(page, server, "ivy")
     page.goto(server + "/")
     page.locator(".room:has(h2:text-is('room-fenzhou5')) .rules-link").click()
     page.wait_for_url("**/rules/fenzhou5/?room=*")

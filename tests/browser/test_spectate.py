@@ -33,7 +33,7 @@ class SpectateBrowserTests:
         ann.wait_for_selector("#club-spectators[data-count='1']")
         # a spectator's emote reaches spectators only
         ben.click(".club-chat summary")
-        ben.click(".club-emotes button[aria-label='wink']")
+        ben.click(".club-emotes form:has(input[value='wink']) button")
         ben.wait_for_selector("#club-watch-chat .club-watch-line")
         # a player's phrase shows as a bubble to the spectator
         ann.click(".club-chat summary")

@@ -23,6 +23,15 @@ REPORTS = """() => [...document.querySelectorAll('#table-seats [data-report]')].
 })"""
 
 
+def _record_report_sounds(page) -> None:
+    """Keep the 报牌 sounds the page plays (whether the player muted them or not)."""
+    page.evaluate(
+        """() => { const sounds = window.ddzClubSounds, play = sounds.report;
+        window.reportSounds = [];
+        sounds.report = (left) => { window.reportSounds.push(left); play(left); }; }"""
+    )
+
+
 def _choose(page) -> bool:
     """Bid 3 and show the hand: the landlord of every hand is a player who shows."""
     for act_name, button in (("bid", "button"), ("show", "button.primary")):
@@ -49,12 +58,7 @@ def test_counter_reports_cant_beat_and_show_cards(browser, server) -> None:
     pages[0].click("#table-controls form[action$='/deal/'] button")
     for page in pages:
         page.wait_for_selector("#table-hand .hc")
-        # the 报牌 sounds each page plays (whether the player muted them or not)
-        page.evaluate(
-            """() => { const sounds = window.ddzClubSounds, play = sounds.report;
-            window.reportSounds = [];
-            sounds.report = (left) => { window.reportSounds.push(left); play(left); }; }"""
-        )
+        _record_report_sounds(page)
 
     # 记牌器: a button in the bar (closed until the player opens it, then as he left it), one
     # number per rank: 54 cards less his 17 and, unless he holds it, the face-up card (the
@@ -67,6 +71,7 @@ def test_counter_reports_cant_beat_and_show_cards(browser, server) -> None:
     assert len(counts) == 15 and sum(counts) in (54 - 17, 54 - 18)
     ann.reload()  # opened, it stays open on the next visit
     ann.wait_for_selector("details.counter-panel[open] #table-counter .counter-grid")
+    _record_report_sounds(ann)
     ann.click("details.counter-panel summary")  # closed, it stays closed through the pushes
     shot(ann, "aids-counter")
 
