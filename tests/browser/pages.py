@@ -195,3 +195,16 @@ def seat_places(page) -> dict:
         };
     }"""
     )
+
+
+# WCAG 2's relative luminance and contrast ratio of two sRGB colours ([r, g, b], 0-255), the
+# JavaScript the pages' contrast probes share (spliced into their functions)
+CONTRAST_RATIO = """    const lum = ([r, g, b]) => {
+        const f = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const ratio = (a, b) => {
+        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+    };
+"""

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.conftest import Served
-from tests.browser.pages import PASSWORD, click_cards, login, open_page, shot
+from tests.browser.pages import CONTRAST_RATIO, PASSWORD, click_cards, login, open_page, shot
 
 SIZES = [
     (360, 740),
@@ -241,22 +241,17 @@ def test_the_hand_sorts_by_rank_or_by_count_and_keeps_the_choice(browser, hands)
 # Every text of the table (and the site's bar) against what is painted under it: its own and
 # its ancestors' backgrounds down to the first opaque one, each colour stop of a gradient taken
 # apart; WCAG 2 AA, 3:1 for large text. Disabled controls and hidden text are exempt.
-TEXT_CONTRAST = """() => {
+TEXT_CONTRAST = (
+    """() => {
     const colours = (s) => (s.match(/rgba?\\([^)]*\\)/g) || []).map((c) => {
         const v = c.match(/[\\d.]+/g).map(Number);
         return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
     });
     const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3]))
         .concat([1]);
-    const lum = ([r, g, b]) => {
-        const f = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-    };
-    const ratio = (a, b) => {
-        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
-        return (x + 0.05) / (y + 0.05);
-    };
-    const grounds = (el) => {
+"""
+    + CONTRAST_RATIO
+    + """    const grounds = (el) => {
         const layers = [];
         for (let e = el; e; e = e.parentElement) {
             const st = getComputedStyle(e);
@@ -297,6 +292,7 @@ TEXT_CONTRAST = """() => {
     }
     return {bad: [...new Set(bad)], seen};
 }"""
+)
 
 # a seat's 报牌 tag, as table.css paints it (no seat here is down to two cards)
 REPORT_TAG = """() => {

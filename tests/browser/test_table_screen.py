@@ -8,7 +8,16 @@ import time
 
 import pytest
 
-from tests.browser.pages import act, fill_and_deal, join, login, open_page, play_to_the_end, shot
+from tests.browser.pages import (
+    CONTRAST_RATIO,
+    act,
+    fill_and_deal,
+    join,
+    login,
+    open_page,
+    play_to_the_end,
+    shot,
+)
 from tests.support.languages import foreign
 
 DESKTOP = {"width": 1280, "height": 800}
@@ -171,18 +180,13 @@ NAMELESS = """() => {
 
 # WCAG 2 AA for normal text; a card's corner index is small
 CONTRAST_AA = 4.5
-LOW_CONTRAST = """(min) => {
+LOW_CONTRAST = (
+    """(min) => {
     const colours = (s) => s.match(/rgba?\\([^)]*\\)/g) || [];
     const rgb = (s) => colours(s).map((c) => c.match(/[\\d.]+/g).map(Number));
-    const lum = ([r, g, b]) => {
-        const f = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-    };
-    const ratio = (a, b) => {
-        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
-        return (x + 0.05) / (y + 0.05);
-    };
-    const bad = [];
+"""
+    + CONTRAST_RATIO
+    + """    const bad = [];
     document.querySelectorAll('.pc').forEach((card) => {
         const style = getComputedStyle(card);
         const grounds = rgb(style.backgroundImage).concat(rgb(style.backgroundColor))
@@ -199,6 +203,7 @@ LOW_CONTRAST = """(min) => {
     });
     return bad;
 }"""
+)
 
 
 class AccessibilityTests:
