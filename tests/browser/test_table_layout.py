@@ -44,6 +44,7 @@ HANDS = {
 SETUP = f"""
 import json
 from accounts.services import beans_grant
+from club.services import player_guide_seen
 from django.contrib.auth import get_user_model
 from games import services
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
@@ -61,6 +62,7 @@ for name, (variant, size, whose) in HANDS.items():
     for i in range(seats):
         user = User.objects.create_user(username=f"{{name}}-{{i}}", password={PASSWORD!r})
         beans_grant(user=user, amount=100000)
+        player_guide_seen(user=user)  # the first-hand guide's box would lie over the table
         users.append(user)
     for attempt in range(40):
         seed = f"layout-{{name}}-{{attempt}}"
