@@ -41,6 +41,7 @@ from games.table import invites
 from games.table.errors import ActionRejected
 from games.table.hooks import hooks
 from games.table.options import OPTION_HELP, option_label, value_label
+from games.table.stakes import table_options, table_seconds, table_stakes
 
 
 # --------------------------------------------------------------------------- helpers
@@ -593,7 +594,7 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
     if not table.is_private or table.host_id != request.user.pk:
         raise Http404(_("No such table."))
     choices = private.host_option_choices(table.room)
-    current = game_services.table_options(table)
+    current = table_options(table)
     if request.method == "POST":
         try:
             private.table_update_settings(
@@ -617,7 +618,7 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
         else:
             messages.success(request, _("Saved."))
         return redirect("table", table_id=table.pk)
-    turn, bid = game_services.table_seconds(table)
+    turn, bid = table_seconds(table)
     options = [
         {
             "name": name,
@@ -646,7 +647,7 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
             "bid_seconds": bid,
             "seconds_min": private.SECONDS_RANGE[0],
             "seconds_max": private.SECONDS_RANGE[1],
-            "coefficient": game_services.table_stakes(table).coefficient,
+            "coefficient": table_stakes(table).coefficient,
             "coefficient_max": coefficient_max,
         },
     )
