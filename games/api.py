@@ -1,13 +1,13 @@
-"""What games publishes to the apps above it: the one module club and competitions import from
-games (docs/architecture.md §1, "How the apps meet").
+"""What games publishes to the apps above it: the one module of games, besides the rules engine,
+that club and competitions import (docs/architecture.md §1, "How the apps meet").
 
 Inside games the layers hold by import contracts; between the apps a newcomer would otherwise
-have to learn which of games' thirty modules he may touch. This module answers that: every name
-here is one club or competitions uses, re-exported from its home and nothing more, so games may
+have to learn which of games' modules he may touch. This module answers that: every name here is
+one that club or competitions uses, re-exported from its home and nothing more, so games may
 move or split its modules behind it and only this file follows. A name that is not here is
 games' own business. pyproject.toml's contract "Club and competitions meet games through
 games.api" fails an import of anything else of games from club or competitions (those inside
-functions too); ``tests/test_layers.py`` runs it.
+functions too); ``tests/test_layers.py`` runs it, and checks that every name here has a user.
 
 The names, by what the other apps do with them:
 
