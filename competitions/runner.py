@@ -23,6 +23,7 @@ from competitions import arena, broadcast, duplicate, schedule, selectors, servi
 from competitions.models import Board, Entry, Event, Format, Game, Schedule
 from games.api import ActionRejected, Hand, Seat, hand_state, table_deal_for
 from games.engine.dealing import new_seed, seed_commitment
+from games.engine.variants import find_variant
 
 logger = logging.getLogger(__name__)
 
@@ -258,8 +259,6 @@ def _arena_pair(event: Event, *, now: datetime.datetime) -> bool:
 
 
 def _seats(event: Event) -> int:
-    from games.engine.variants import find_variant
-
     return find_variant(event.room.variant).seats
 
 
