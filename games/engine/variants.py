@@ -18,7 +18,7 @@ compare as tuples within one variant.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from games.engine.errors import UnknownOption, UnknownVariant
 
@@ -341,8 +341,8 @@ class Classic3(Variant):
         "classic3_show_cards": (False, True),
         **AID_OPTIONS,
     }
-    MAX_BID = 3
-    MAX_DOUBLINGS = 4
+    MAX_BID: Final = 3
+    MAX_DOUBLINGS: Final = 4
 
     non_bomb_max_per_rank = None  # 四带二 holds four of a rank and is no bomb
     max_pair_chain = 10  # 双顺 up to 10 pairs (§5.2)
