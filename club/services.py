@@ -349,9 +349,11 @@ def _rating_step(game: Game, skills: dict[RatingKey, Skill]) -> list[tuple[Ratin
     players = {p: skills.get(p) or _rating_start(p) for p in game.players}
     baseline = skills.get(baseline_key) or _rating_start(baseline_key)
     after, baseline_after = skill.rate(game, players=players, baseline=baseline)
-    moved = [(p, p in game.landlords, players[p]) for p in game.players]
+    moved: list[tuple[RatingKey, bool, Skill]] = [
+        (p, p in game.landlords, players[p]) for p in game.players
+    ]
     moved.append((baseline_key, True, baseline))
-    skills.update(after)
+    skills.update(after.items())
     skills[baseline_key] = baseline_after
     return moved
 
@@ -706,6 +708,7 @@ def _season_standings_record(*, season: Season, hand: Any, outcomes: list[HandOu
     new, moved = [], []
     for outcome in outcomes:
         score = scores[outcome.user_id]
+        assert score is not None  # every player's score was read above
         standing = found.get(outcome.user_id)
         if standing is None:  # joined the club since the season began
             start = score - outcome.score

@@ -9,7 +9,7 @@ to its players and the staff only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib import messages
@@ -117,7 +117,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             Table.objects.filter(seats__user=request.user).select_related("room").distinct()
         )
     for room in rooms:
-        room.open_tables = by_room.get(room.pk, [])[:6]  # type: ignore[attr-defined]
+        room.open_tables = by_room.get(room.pk, [])[:6]
     banner = hooks.lobby_banner(user=request.user)
     return render(
         request, "games/lobby.html", {"rooms": rooms, "my_tables": my_tables, "banner": banner}
@@ -289,7 +289,7 @@ def _readable_hand(request: HttpRequest, hand_id: int) -> Hand:
     return hand
 
 
-def _hand_audience(request: HttpRequest, hand: Hand) -> int | str | None:
+def _hand_audience(request: HttpRequest, hand: Hand) -> int | Literal["all"]:
     """'all' after the end; the user's seat during the hand; raises 404 for anyone else."""
     if hand.status == Hand.Status.FINISHED:
         return "all"
@@ -353,7 +353,7 @@ def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
             else _("Grab with %(card)s") % {"card": labels.cards_short(value)}
         )
     elif act == "partner":
-        what = str(labels.PARTNER_LABELS.get(value, value))
+        what = str(labels.PARTNER_LABELS.get(value or "", value))
     elif act == "call":
         what = _("Call %(card)s") % {"card": labels.cards_short(value)}
     elif act == "timeout":
@@ -555,7 +555,8 @@ def _guesser(request: HttpRequest) -> dict[str, str]:
 def table_invite(request: HttpRequest, code: str) -> HttpResponse:
     """The invite link: who hosts, which room, free seats; sit down or (if allowed) watch."""
     try:
-        table = private.invite_table(code=code, **_guesser(request))
+        # (mypy cannot tell that the guesser's dict holds no table_id)
+        table = private.invite_table(code=code, **_guesser(request))  # type: ignore[arg-type]
     except ActionRejected as error:
         return render(request, "games/invite_refused.html", {"message": error.message}, status=429)
     if table is None:

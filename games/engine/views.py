@@ -312,9 +312,9 @@ def unseen_counts(view: dict[str, Any]) -> list[int]:
             group[code] = max(group[code], grabs + 1)
         for text in exact.values():
             seen.update(_codes(text))
-        for seat, cards in shown.items():
+        for seat, once_shown in shown.items():
             if seat != me and seat not in exact:
-                seen.update(_held_surely(cards, played_by.get(seat, ())))
+                seen.update(_held_surely(once_shown, played_by.get(seat, ())))
     by_rank = Counter(ranks_of(seen.elements()))
     per_rank = {r: variant.decks * (1 if r >= SJ else 4) for r in COUNTER_RANKS}
     return [per_rank[r] - by_rank[r] for r in COUNTER_RANKS]
