@@ -22,7 +22,7 @@ import datetime
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, get_type_hints
+from typing import Protocol, TypeAlias, get_type_hints
 
 from channels.layers import BaseChannelLayer
 from django.conf import settings
@@ -50,10 +50,13 @@ class TableSocket(Protocol):
 
 
 class ChatWords(Protocol):
-    """A chat intent: a phrase key, or free text (games.live.intents.Intent)."""
+    """A chat intent: a phrase key, or free text (games.live.intents.Intent, frozen)."""
 
-    chat_key: str
-    text: str
+    @property
+    def chat_key(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
 
 
 class ShownRating(Protocol):
@@ -66,7 +69,7 @@ class ShownRating(Protocol):
     def provisional(self) -> bool: ...
 
 
-Reader = User | AnonymousUser
+Reader: TypeAlias = User | AnonymousUser
 
 
 # --------------------------------------------------------------------------- the hooks
