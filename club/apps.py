@@ -11,7 +11,7 @@ class ClubConfig(AppConfig):
         from club import (
             selectors,
             services,
-            signals,  # noqa: F401  (hand outcomes, language preference)
+            signals,  # noqa: F401  (the kept ratings dropped after a flush)
             sockets,
         )
         from games.api import register
@@ -27,4 +27,5 @@ class ClubConfig(AppConfig):
             chat=sockets.chat,
             runner_round=services.seasons_begin_due,
             ratings_of=selectors.seat_ratings,
+            hand_finished=services.hand_finished_record,
         )

@@ -19,9 +19,9 @@ from ddz_site.append_only import AppendOnlyError, AppendOnlyModel
 class HandOutcome(models.Model):
     """One human seat of one finished, settled hand: what leaderboards and profiles aggregate.
 
-    Written in the hand's own finishing transaction (club.signals); ``beans`` is the seat's net
-    ledger move for the hand (settlement, house take and rake), ``score`` its score move.
-    Bots never get a row."""
+    Written in the hand's own finishing transaction (games.table.hooks ``hand_finished``);
+    ``beans`` is the seat's net ledger move for the hand (settlement, house take and rake),
+    ``score`` its score move. Bots never get a row."""
 
     class Side(models.TextChoices):
         LANDLORD = "landlord", _("Landlord side")

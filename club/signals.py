@@ -1,24 +1,12 @@
-"""What the club keeps of a hand (outcome rows, season standings, the skill rating) is written
-in the transaction that finishes it (games.services saves the finished hand with
-``save(update_fields=...)``, which sends post_save)."""
+"""The club's signal receivers, which write nothing (docs/conventions.md §3): what the club keeps
+of a finished hand is written by ``club.services.hand_finished_record``, which the service
+finishing the hand calls in its transaction (games.table.hooks ``hand_finished``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.db.models.signals import post_migrate, post_save
+from django.db.models.signals import post_migrate
 
 from club.selectors import seat_ratings_clear
-from games.api import Hand
 
-
-def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:
-    if instance.status == Hand.Status.FINISHED and instance.settled:
-        from club.services import hand_finished_record
-
-        hand_finished_record(hand=instance)
-
-
-post_save.connect(_hand_saved, sender=Hand, dispatch_uid="club.hand_outcomes")
 # a flush (transactional tests) or migration may empty the ratings the table pushes keep
 post_migrate.connect(seat_ratings_clear, dispatch_uid="club.seat_ratings_migrate")

@@ -9,7 +9,7 @@ class CompetitionsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.audit import register_check
-        from competitions import audit, hidden, pages, runner, signals  # noqa: F401
+        from competitions import audit, hidden, pages, runner, services
         from games.api import register
 
         register(
@@ -18,5 +18,6 @@ class CompetitionsConfig(AppConfig):
             table_banner=pages.table_banner,
             lobby_banner=pages.lobby_banner,
             due_work=runner.run_due,
+            hand_finished=services.event_hand_finished,
         )
         register_check(audit.check_events)

@@ -22,7 +22,7 @@ from accounts.services import InsufficientBeans, beans_event_move
 from club.services import hand_finished_record
 from competitions import broadcast, prizes, selectors
 from competitions.errors import EventCode, EventRefused
-from competitions.models import Entry, Event, Format, Schedule, Settlement
+from competitions.models import Entry, Event, Format, Game, Schedule, Settlement
 from games.api import Hand, hooks, wake
 
 Reason = BeanEntry.Reason
@@ -231,6 +231,16 @@ def board_hands_open(*, hands: Iterable[Hand]) -> None:
     finished = [h for h in hands if h.status == Hand.Status.FINISHED]
     for hand in sorted(finished, key=lambda h: (h.finished_at or timezone.now(), h.pk)):
         hand_finished_record(hand=hand)
+
+
+def event_hand_finished(*, hand: Hand) -> None:
+    """(games.table.hooks ``hand_finished``, in the hand's finishing transaction) A hand of an
+    event ended: wake this process's runner after commit, so that the standings and the next
+    table follow at once rather than at its next poll. The runner counts the hand itself,
+    under the event's lock: taking that lock here, after the settlement locked the players'
+    ledger rows, would reverse the one lock order (event, then the players' rows)."""
+    if Game.objects.filter(hand_id=hand.pk).exists():
+        transaction.on_commit(wake)
 
 
 def _boards_left_open(event: Event) -> None:

@@ -8,9 +8,9 @@ database."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict, TypeVar, cast
+from typing import TypedDict, TypeVar, cast
 
 from django.utils import timezone
 
@@ -19,20 +19,9 @@ from accounts.selectors import title_ladder
 from games.engine.state import HandState
 from games.models import Hand, Seat, Table
 from games.reads import selectors
-from games.table.hooks import hooks
+from games.table.hooks import ShownRating, hooks
 
 Built = TypeVar("Built")
-
-
-class ShownRating(Protocol):
-    """A seated player's skill rating as his seat panel shows it (the club's rating, given by
-    the games.table.hooks ``ratings_of`` hook)."""
-
-    @property
-    def shown(self) -> int: ...
-
-    @property
-    def provisional(self) -> bool: ...
 
 
 class HandExtras(TypedDict, total=False):
@@ -72,7 +61,7 @@ class TableSnapshot:
     # the title ladder as of this read (the seat panels and the purse name each player's title)
     titles: tuple[Title, ...] = ()
     # user id -> the club's skill rating of each seated player (games.table.hooks ratings_of)
-    ratings: dict[int, ShownRating] = field(default_factory=dict)
+    ratings: Mapping[int, ShownRating] = field(default_factory=dict)
     # what the screen builds once per snapshot (games/screen/context.py: the seat panels' facts
     # per language): a push renders one snapshot for every audience
     memo: dict[Hashable, object] = field(default_factory=dict, repr=False)

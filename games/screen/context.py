@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import json
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -29,7 +29,7 @@ from games.engine.hand import legal_actions
 from games.engine.state import HandState
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
-from games.reads.snapshot import HandExtras, ShownRating, TableSnapshot
+from games.reads.snapshot import HandExtras, TableSnapshot
 from games.screen.labels import (
     AUTO_WIN_LABELS,
     MULTIPLIER_LABELS,
@@ -43,6 +43,7 @@ from games.screen.labels import (
     role_label,
     stake_steps,
 )
+from games.table.hooks import ShownRating
 from games.table.stakes import decision_seconds
 
 # what only the shared regions read of a context: a seat's own regions' context leaves it out
@@ -649,7 +650,7 @@ def seat_infos(snapshot: TableSnapshot) -> tuple[list[SeatInfo], int]:
 
 
 def _seat_infos(
-    rows: Sequence[Any], titles: Sequence[Any], ratings: dict[int, Any]
+    rows: Sequence[Any], titles: Sequence[Any], ratings: Mapping[int, ShownRating]
 ) -> tuple[list[SeatInfo], int]:
     infos = []
     for row in rows:

@@ -69,6 +69,7 @@ from games.services.base import (
 )
 from games.table import life
 from games.table.errors import ActionRejected, ErrorCode, from_engine_error
+from games.table.hooks import hooks
 from games.table.prepared import PreparedInsert, PreparedUpdate, write_together
 from games.table.stakes import (
     decision_seconds,
@@ -842,6 +843,7 @@ def _finish_hand(
     hand.result = result
     hand.settled = True
     hand.save(update_fields=["status", "finished_at", "deadline_at", "result", "settled"])
+    hooks.hand_finished(hand=hand)  # the club's outcomes and ratings, the events' next step
     seats = selectors.table_seats(table=table)
     regroup = table.managed or (table.room.regroup_between_hands and state.phase != PHASE_REDEAL)
     for seat in seats:
