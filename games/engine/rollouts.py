@@ -46,6 +46,7 @@ __all__ = [
     "landlord_chance",
     "pack",
     "pack_ranks",
+    "planned_answer",
     "quick_best",
     "quick_move",
     "quick_rollout",
@@ -325,6 +326,13 @@ def _answers(planner: Planner, hand: int, top: Combo) -> _Answers:
             plain = combo
     out = reading_to_follow(v, ranks, top, final=True)
     return _Answers(out=out, plain=plain, control=control, bomb=bomb)
+
+
+def planned_answer(planner: Planner, hand: int, top: Combo) -> Combo | None:
+    """The weakest play of a packed hand's plan, below the control cards and no bomb, that
+    beats ``top``: what the light policy answers a rival with (the beliefs read a pass with
+    one as unlikely)."""
+    return _answers(planner, hand, top).plain
 
 
 def quick_move(world: QuickWorld, seat: int) -> Combo | None:
