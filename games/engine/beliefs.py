@@ -82,6 +82,9 @@ class Belief:
     holders: tuple[int, ...]  # the hands that may hold them
     landlord_side: frozenset[int] | None  # when the seat knows the teams
     events: tuple[TableEvent, ...]
+    turn: int | None  # the seat to play
+    top: Combo | None  # the play to beat (None: the trick is to lead)
+    top_seat: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,18 +111,25 @@ def _combo_of(v: Variant, play: dict[str, Any], top: Combo | None) -> Combo | No
     return readings[0] if readings else None
 
 
-def _events(v: Variant, plays: list[dict[str, Any]], turn: int | None) -> tuple[TableEvent, ...]:
-    """Who beat and who passed on each play, read from the order of the plays: a play by the
-    same seat as the one before led a new trick (everyone else passed), a play by another
-    seat beat it (the seats in between passed). The hand ends when the first seat goes out,
-    so every seat is still in it."""
-    n = v.seats
+def _combos(v: Variant, plays: list[dict[str, Any]]) -> list[Combo | None]:
+    """The reading of every play: a play by the same seat as the one before led a new trick."""
     combos: list[Combo | None] = []
     top: Combo | None = None
     for before, play in zip([None, *plays], plays, strict=False):
         new_trick = before is None or before["seat"] == play["seat"]
         top = _combo_of(v, play, None if new_trick else top)
         combos.append(top)
+    return combos
+
+
+def _events(
+    v: Variant, plays: list[dict[str, Any]], combos: list[Combo | None], turn: int | None
+) -> tuple[TableEvent, ...]:
+    """Who beat and who passed on each play: a play by the same seat as the one before led
+    a new trick (everyone else passed), a play by another seat beat it (the seats in between
+    passed; after the last play, those before ``turn``). The hand ends when the first seat
+    goes out, so every seat is still in it."""
+    n = v.seats
     played_after: list[Counter[int]] = [Counter() for _ in range(n)]  # by later plays
     events: list[TableEvent] = []
     for i in range(len(plays) - 1, -1, -1):
@@ -176,6 +186,8 @@ def belief_of(view: dict[str, Any]) -> Belief | None:
         pool[marked] -= max(0, free)
     if free < 0 or any(n < 0 for n in pool.values()):
         return None
+    combos = _combos(v, plays)
+    top = view.get("top")
     return Belief(
         variant=v,
         seat=me,
@@ -187,7 +199,10 @@ def belief_of(view: dict[str, Any]) -> Belief | None:
         marked_free=free,
         holders=holders if free else (),
         landlord_side=side,
-        events=_events(v, plays, view.get("turn")),
+        events=_events(v, plays, combos, view.get("turn")),
+        turn=view.get("turn"),
+        top=combos[-1] if top and combos else None,
+        top_seat=top["seat"] if top else None,
     )
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "RANK_BITS",
     "HandFeatures",
     "QuickWorld",
+    "Scores",
     "clear_caches",
     "features",
     "hand_plan",
@@ -50,6 +51,7 @@ __all__ = [
     "quick_best",
     "quick_move",
     "quick_rollout",
+    "quick_scores",
     "rank_list",
     "remove_ranks",
     "unpack",
@@ -221,17 +223,41 @@ class QuickWorld:
 
     @classmethod
     def of(cls, state: HandState) -> QuickWorld:
+        """A world of a whole (sampled) state."""
         assert state.turn is not None
-        return cls(
-            variant=state.variant,
-            planner=planner_for(state.variant),
-            hands=[pack_ranks(ranks_of(h)) for h in state.hands],
-            sizes=[len(h) for h in state.hands],
-            landlord_side=frozenset(state.landlord_side()),
+        return cls.of_hands(
+            state.variant,
+            state.hands,
+            frozenset(state.landlord_side()),
             turn=state.turn,
             top=state.top.combo if state.top is not None else None,
             top_seat=state.top.seat if state.top is not None else None,
-            passes=state.passes,
+        )
+
+    @classmethod
+    def of_hands(
+        cls,
+        variant: Variant,
+        hands: Sequence[Sequence[int]],
+        landlord_side: frozenset[int],
+        *,
+        turn: int,
+        top: Combo | None,
+        top_seat: int | None,
+    ) -> QuickWorld:
+        """A world of sampled hands (card codes per seat) at a public position: ``turn`` to
+        act on ``top`` played by ``top_seat`` (None: leading), every seat in between passed."""
+        n = variant.seats
+        return cls(
+            variant=variant,
+            planner=planner_for(variant),
+            hands=[pack_ranks(ranks_of(h)) for h in hands],
+            sizes=[len(h) for h in hands],
+            landlord_side=landlord_side,
+            turn=turn,
+            top=top,
+            top_seat=top_seat,
+            passes=0 if top_seat is None else (turn - top_seat - 1) % n,
             tricks=0,
         )
 
@@ -390,26 +416,44 @@ def quick_rollout(start: QuickWorld, first: Action, seat: int, *, cut: int) -> f
     return chance if mine else 1.0 - chance
 
 
-def quick_best(
-    worlds: Iterable[HandState | None],
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """The candidates' weighted mean chances of winning over the sampled deals scored."""
+
+    candidates: tuple[Action, ...]
+    means: tuple[float, ...]
+    deals: int
+
+    def best(self, margin: float = 0.0) -> Action:
+        """The best candidate, but the first (the caller's own choice) unless another beats
+        it by more than ``margin``; a tie keeps the earlier one."""
+        i = max(range(len(self.candidates)), key=lambda j: (self.means[j], -j))
+        if self.means[i] - self.means[0] > margin:
+            return self.candidates[i]
+        return self.candidates[0]
+
+
+def quick_scores(
+    worlds: Iterable[tuple[QuickWorld, float] | None],
     seat: int,
     candidates: Sequence[Action],
     *,
     seconds: float,
     cut: int,
-) -> tuple[Action, int]:
-    """The candidate with the best mean chance over ``worlds`` (drawn until the clock or the
-    worlds run out or one is None; a deal the clock cut does not count), and how many deals
-    were scored. A tie keeps the earlier candidate (the first is the caller's own choice)."""
+) -> Scores:
+    """Every candidate scored on the weighted ``worlds`` (drawn until the clock or the worlds
+    run out or one is None; a deal the clock cut before every candidate was scored on it
+    does not count)."""
     if len(candidates) < 2:
-        return candidates[0], 0
+        return Scores(tuple(candidates), (0.0,) * len(candidates), 0)
     deadline = time.perf_counter() + seconds
     totals = [0.0] * len(candidates)
+    weight = 0.0
     deals = 0
-    for world in worlds:
-        if world is None:
+    for drawn in worlds:
+        if drawn is None:
             break
-        start = QuickWorld.of(world)
+        start, w = drawn
         scores = []
         for action in candidates:
             if time.perf_counter() >= deadline:
@@ -418,7 +462,23 @@ def quick_best(
         if len(scores) < len(candidates):
             break
         deals += 1
-        for i, s in enumerate(scores):
-            totals[i] += s
-    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-    return candidates[best], deals
+        weight += w
+        for i, score in enumerate(scores):
+            totals[i] += w * score
+    means = tuple(t / weight for t in totals) if weight > 0 else (0.0,) * len(candidates)
+    return Scores(tuple(candidates), means, deals)
+
+
+def quick_best(
+    worlds: Iterable[HandState | None],
+    seat: int,
+    candidates: Sequence[Action],
+    *,
+    seconds: float,
+    cut: int,
+) -> tuple[Action, int]:
+    """The candidate with the best mean chance over the (unweighted) sampled states, and
+    how many deals were scored."""
+    drawn = ((QuickWorld.of(w), 1.0) if w is not None else None for w in worlds)
+    scores = quick_scores(drawn, seat, candidates, seconds=seconds, cut=cut)
+    return scores.best(), scores.deals

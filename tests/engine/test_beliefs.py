@@ -5,6 +5,7 @@ the samples toward the true partner."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -13,12 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine.beliefs import BEAT_OWN_SIDE, belief_of, draw, partner_odds
-from games.engine.bot import bot_action
+from games.engine.bot import bot_action, play_candidates
 from games.engine.cards import SJ_CODE, parse_cards
 from games.engine.dealing import deal
 from games.engine.flows import flow_for
 from games.engine.hand import apply, start_hand, waiting_seats
 from games.engine.state import PHASE_PLAY, HandState
+from games.engine.table_search import belief_scores, belief_search
 from games.engine.variants import find_variant
 from games.engine.views import known_holdings, view_for
 
@@ -148,3 +150,54 @@ def test_a_view_whose_facts_do_not_add_up_has_no_belief():
     assert parse_cards(view["hand"])
     belief = belief_of(view)
     assert belief is None or draw(belief, random.Random(1)) is None
+
+
+# --------------------------------------------------------------------------- the search on them
+class BeliefSearchTests:
+    def _lead(self) -> tuple[HandState, int]:
+        state = _play_states("new5", "belief-search")[1]
+        return state, state.turn
+
+    def test_without_a_clear_gain_it_keeps_the_callers_move(self):
+        state, seat = self._lead()
+        candidates = play_candidates(state, seat)
+        assert len(candidates) > 1
+        chosen = belief_search(
+            view_for(state, seat),
+            candidates,
+            seconds=math.inf,
+            samples=4,
+            cut=2,
+            margin=math.inf,
+            rng=random.Random(1),
+        )
+        assert chosen == candidates[0]
+
+    def test_every_candidate_is_scored_on_every_deal_drawn(self):
+        state, seat = self._lead()
+        candidates = play_candidates(state, seat)
+        scores = belief_scores(
+            view_for(state, seat),
+            candidates,
+            seconds=math.inf,
+            samples=5,
+            cut=2,
+            rng=random.Random(2),
+        )
+        assert scores is not None
+        assert scores.deals == 5
+        assert len(scores.means) == len(candidates)
+        assert all(0.0 <= m <= 1.0 for m in scores.means)
+
+    def test_a_seat_not_to_play_is_not_searched(self):
+        state, seat = self._lead()
+        other = (seat + 1) % state.seats
+        scores = belief_scores(
+            view_for(state, other),
+            play_candidates(state, seat),
+            seconds=math.inf,
+            samples=2,
+            cut=2,
+            rng=random.Random(3),
+        )
+        assert scores is None

@@ -27,6 +27,7 @@ from games.engine.hand import (
 from games.engine.rollouts import quick_best
 from games.engine.search import determinise
 from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PHASE_PLAY, HandState
+from games.engine.table_search import belief_scores
 from games.engine.variants import find_variant
 from games.engine.views import view_for
 from tests.engine.hand_helpers import VARIANT_KEYS, play_random_hand
@@ -318,6 +319,13 @@ class SamplerInformationTests:
             assert candidates == play_candidates(other, seat)
             picks = [quick_best(w, seat, candidates, seconds=math.inf, cut=2) for w in worlds]
             assert picks[0] == picks[1]
+            searched = [
+                belief_scores(
+                    view, candidates, seconds=math.inf, samples=2, cut=2, rng=random.Random(4)
+                )
+                for view in views
+            ]
+            assert searched[0] == searched[1]
             compared.append(seat)
 
         play_random_hand(variant_key, f"sampler-hidden-{seed}", rng, each_state=each_state)
