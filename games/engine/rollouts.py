@@ -17,6 +17,10 @@ bot's own decision, so its 60 ms budget holds one to three sampled deals. Here:
   (``HandFeatures``: the plays its plan needs to empty it, the plan's price, control cards,
   bombs, cards left), the side's best-placed seat, and who leads.
 
+Cut early, the hand-written evaluation misleads the search (bench/README.md, "Five-seat round
+5"): until a learned one (issue #36, step 4), a search should play to the end (a large
+``cut``), which costs about twice as much.
+
 The rollout reads the sampled world it is given, and nothing else: the sampler decides what
 the seat may know (``games.engine.search.determinise``, ``games.engine.beliefs``).
 Pure and standard library only, like the rest of the engine.
@@ -124,7 +128,11 @@ PLAN_BUDGET = 25
 
 
 def hand_plan(planner: Planner, hand: int) -> Plan:
-    """The planner's decomposition of a packed hand, cached per hand."""
+    """The planner's decomposition of a packed hand, cached per hand: the planner's own, or
+    for a hand a rollout reached by playing a planned group, the rest of the plan it came
+    from (``_plan_after``), whichever the process met first. So a score may depend on the
+    hands the process has met before, the same for the same calls in the same order, never
+    on cards the searching seat cannot see."""
     plan = _PLANS.get((planner, hand))
     if plan is None:
         if len(_PLANS) >= PLAN_CACHE_SIZE:
