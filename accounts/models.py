@@ -119,7 +119,7 @@ class BeanEntry(AppendOnlyModel):
         ]
 
     def __str__(self) -> str:
-        who = self.user.username if self.user_id else "house"  # type: ignore[union-attr]
+        who = self.user.username if self.user_id else "house"
         return f"{who} {self.delta:+d} ({self.reason})"
 
 

@@ -185,8 +185,8 @@ def beans_settle_hand(
     humans = [user for user in seats if user is not None and not user.is_bot]
     if len({user.pk for user in humans}) != len(humans):
         raise BeansError("a player can hold only one seat")
-    units = [Fraction(u) for u in units]
-    score_moves = list(scores) if scores is not None else [_default_score(u) for u in units]
+    fractions = [Fraction(u) for u in units]
+    score_moves = list(scores) if scores is not None else [_default_score(u) for u in fractions]
     with transaction.atomic():
         locked = _lock_users([user.pk for user in humans])
         # Checked after the locks: a concurrent settlement of the same hand has committed.
@@ -197,7 +197,7 @@ def beans_settle_hand(
             locked[user.pk] if user is not None and not user.is_bot else None for user in seats
         ]
         result = settle_beans(
-            units=units,
+            units=fractions,
             stakes=stakes,
             balances=[p.beans if p is not None else None for p in players],
             tie_order=tie_order,
@@ -208,7 +208,7 @@ def beans_settle_hand(
                     hand_ref=hand_ref,
                     house=result.house,
                     detail={
-                        "units": [str(u) for u in units],
+                        "units": [str(u) for u in fractions],
                         "stakes": {
                             "base_score": stakes.base_score,
                             "coefficient": stakes.coefficient,

@@ -14,7 +14,7 @@ class ClubConfig(AppConfig):
             signals,  # noqa: F401  (hand outcomes, language preference)
             sockets,
         )
-        from games.table.hooks import register
+        from games.api import register
 
         register(
             user_may_sit=lambda *, user: not services.user_is_suspended(user=user),

@@ -16,7 +16,7 @@ from django.utils import translation
 from club import selectors
 from club.models import ChatMessage
 from club.phrases import EMOTES, phrase_text
-from games.push import frames, send
+from games.api import EVENT_TYPE, Seat, public_group, send_frames
 
 
 def chat_html(message: ChatMessage, *, oob: bool = True) -> str:
@@ -42,7 +42,7 @@ def in_every_language(render: Callable[[], str]) -> dict[str, Any]:
         with translation.override(code):
             by_language[code] = render()
     return {
-        "type": frames.EVENT_TYPE,
+        "type": EVENT_TYPE,
         "html": by_language[settings.LANGUAGE_CODE],
         "html_by_language": by_language,
     }
@@ -50,18 +50,16 @@ def in_every_language(render: Callable[[], str]) -> dict[str, Any]:
 
 def chat_event(message: ChatMessage) -> tuple[str, dict[str, Any]]:
     """(group, event) of one chat message."""
-    from games.models import Seat
-
     event = in_every_language(lambda: chat_html(message))
     if message.seat is None:
         seated = Seat.objects.filter(table_id=message.table_id, user__isnull=False)
         event["skip_users"] = list(seated.values_list("user_id", flat=True))
-    return frames.public_group(message.table_id), event
+    return public_group(message.table_id), event
 
 
 def chat_pushed(message: ChatMessage) -> None:
     group, event = chat_event(message)
-    send.send_frames([(group, event)])
+    send_frames([(group, event)])
 
 
 def spectators_html(count: int) -> str:
@@ -71,6 +69,6 @@ def spectators_html(count: int) -> str:
 def spectators_event(table_id: int) -> tuple[str, dict[str, Any]]:
     count = selectors.spectator_count(table_id=table_id)
     return (
-        frames.public_group(table_id),
+        public_group(table_id),
         in_every_language(lambda: spectators_html(count)),
     )

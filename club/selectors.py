@@ -29,10 +29,17 @@ from club.models import (
     Suspension,
 )
 from club.skill import Game, SeatRecord, Skill
-from games.models import Seat, SocketLease
-from games.reads import selectors as table_selectors
-from games.services import presence
-from games.table.prepared import PreparedRead
+from games.api import (
+    HandAction,
+    HandPlayer,
+    PreparedRead,
+    Seat,
+    SocketLease,
+    Table,
+    lease_seconds,
+    table_spectators,
+    user_live_sockets,
+)
 
 PERIODS = (7, 30)
 
@@ -44,9 +51,7 @@ def spectator_count(*, table_id: int) -> int:
     """Distinct signed-in users with a socket open at the table who hold no seat there: their
     sockets' leases (games/services/presence.py), so every serving process counts the same
     spectators, and a process that stops or dies takes its spectators with it."""
-    return table_selectors.table_spectators(
-        table_id=table_id, now=timezone.now(), lease_seconds=presence.lease_seconds()
-    )
+    return table_spectators(table_id=table_id, now=timezone.now(), lease_seconds=lease_seconds())
 
 
 def spectator_sockets(*, table_id: int, user_id: int) -> int | None:
@@ -54,11 +59,11 @@ def spectator_sockets(*, table_id: int, user_id: int) -> int | None:
     seat there (a player's sockets never change the count)."""
     if Seat.objects.filter(table_id=table_id, user_id=user_id).exists():
         return None
-    return table_selectors.user_live_sockets(
+    return user_live_sockets(
         table_id=table_id,
         user_id=user_id,
         now=timezone.now(),
-        lease_seconds=presence.lease_seconds(),
+        lease_seconds=lease_seconds(),
     )
 
 
@@ -97,8 +102,6 @@ def push_languages(
 
 def tables_to_watch(*, limit: int = 30) -> list[Any]:
     """Tables with a hand in play, busiest rooms first, for the lobby's Watch list."""
-    from games.models import Table
-
     qs = Table.objects.filter(status=Table.Status.PLAYING, room__is_active=True, managed=False)
     if any(f.name == "is_private" for f in Table._meta.get_fields()):
         qs = qs.filter(is_private=False)
@@ -245,8 +248,6 @@ def _users(ids: set[int]) -> dict[int, User]:
 
 def _human_seats(since: datetime.datetime) -> dict[int, dict[int, int]]:
     """hand id -> {seat: user id} for the humans of finished hands since ``since``."""
-    from games.models import HandPlayer
-
     rows = HandPlayer.objects.filter(
         hand__status="finished",
         hand__finished_at__gte=since,
@@ -345,8 +346,6 @@ def signal_bean_flows(*, since: datetime.datetime | None = None) -> list[Signal]
 def signal_shared_addresses(*, since: datetime.datetime | None = None) -> list[Signal]:
     """Two or more seated accounts that connected to one table from one address, with the
     hands they played there together."""
-    from games.models import HandPlayer
-
     rows = (
         ConnectionRecord.objects.filter(seen_at__gte=since or _since(), seated=True)
         .values("table_id", "ip")
@@ -382,8 +381,6 @@ def signal_shared_addresses(*, since: datetime.datetime | None = None) -> list[S
 def signal_abandons(*, since: datetime.datetime | None = None) -> list[Signal]:
     """Accounts that timed out or left (托管 taken over by the server, or the player leaving)
     in at least DDZ_FAIRPLAY_ABANDON_SHARE of at least DDZ_FAIRPLAY_ABANDON_MIN_HANDS hands."""
-    from games.models import HandAction
-
     hands = _human_seats(since or _since())
     played: dict[int, int] = defaultdict(int)
     for seats in hands.values():
@@ -478,8 +475,6 @@ def rated_games(*, hands: Sequence[Any]) -> dict[int, Game | None]:
     decided when its person took at least one action himself (HandAction source "human"):
     toggling 托管 on is such a decision, so nobody voids a bad hand's rating by handing it to
     托管, while a seat the server played throughout (timeouts, a dropped connection) did not."""
-    from games.models import HandAction, HandPlayer
-
     settled = {h.pk: (h, found) for h in hands if (found := _finished_result(h)) is not None}
     games: dict[int, Game | None] = {h.pk: None for h in hands}
     ids = list(settled)

@@ -36,8 +36,7 @@ from club.models import (
 from club.phrases import phrase_text
 from club.skill import Game, Shape, Skill
 from ddz_site.addresses import client_address
-from games.table.errors import ActionRejected, ErrorCode
-from games.table.hooks import hooks
+from games.api import ActionRejected, ErrorCode, Hand, HandPlayer, Seat, Table, hooks, table_leave
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +73,6 @@ def hand_outcomes_record(*, hand: Any, season: Season | None = None) -> list[Han
     """One HandOutcome per human seat of a finished, settled hand, counted in ``season``;
     returns the rows written (none when the hand has them already). Hands without a
     settlement (a classic3 redeal) get none."""
-    from games.models import HandPlayer
-
     result = hand.result if isinstance(hand.result, dict) else {}
     beans = result.get("beans")
     if hand.status != "finished" or not isinstance(beans, list) or not beans:
@@ -122,8 +119,6 @@ def hand_outcomes_record(*, hand: Any, season: Season | None = None) -> list[Han
 
 def hand_outcomes_backfill() -> int:
     """Outcome rows for every finished hand that has none yet (after installing the app)."""
-    from games.models import Hand
-
     done = HandOutcome.objects.values("hand_id")
     waiting = Hand.objects.filter(status="finished").exclude(pk__in=done)
     hidden = hooks.hidden_hands(hand_ids=waiting.values_list("pk", flat=True), user=None)
@@ -155,11 +150,9 @@ def user_suspend(*, user: User, reason: str, actor: User | None) -> Suspension:
     table_ids = list(user.seats.values_list("table_id", flat=True))
 
     def stand_up() -> None:
-        from games import services as game_services
-
         for table_id in table_ids:
             try:
-                game_services.table_leave(table_id=table_id, user=user)
+                table_leave(table_id=table_id, user=user)
             except ActionRejected as error:
                 logger.info("suspension of %s at table %s: %s", user, table_id, error)
 
@@ -193,8 +186,6 @@ def connection_record(
     if not ip or user is None or not getattr(user, "is_authenticated", False):
         return
     if seated is None:
-        from games.models import Seat
-
         seated = Seat.objects.filter(table_id=table_id, user_id=user.pk).exists()
     try:
         with transaction.atomic():
@@ -213,8 +204,6 @@ def connection_record(
 
 
 def _seat_index(table_id: int, user: Any) -> int | None:
-    from games.models import Seat
-
     return (
         Seat.objects.filter(table_id=table_id, user_id=user.pk)
         .values_list("index", flat=True)
@@ -246,8 +235,6 @@ def chat_send(*, table_id: int, user: Any, key: str = "", text: str = "") -> Cha
     table and push the bubble: a player's to everyone at the table, a spectator's to the other
     spectators only. Refusals are ChatRefused with a translated message."""
     from django.utils.translation import gettext as _
-
-    from games.models import Table
 
     if user is None or not getattr(user, "is_authenticated", False):
         raise ActionRejected.of(ErrorCode.NOT_AUTHENTICATED)
@@ -362,9 +349,11 @@ def _rating_step(game: Game, skills: dict[RatingKey, Skill]) -> list[tuple[Ratin
     players = {p: skills.get(p) or _rating_start(p) for p in game.players}
     baseline = skills.get(baseline_key) or _rating_start(baseline_key)
     after, baseline_after = skill.rate(game, players=players, baseline=baseline)
-    moved = [(p, p in game.landlords, players[p]) for p in game.players]
+    moved: list[tuple[RatingKey, bool, Skill]] = [
+        (p, p in game.landlords, players[p]) for p in game.players
+    ]
     moved.append((baseline_key, True, baseline))
-    skills.update(after)
+    skills.update(after.items())
     skills[baseline_key] = baseline_after
     return moved
 
@@ -488,8 +477,6 @@ class RecomputeReport:
 
 
 def _hands_for_rating(hand_ids: Sequence[int]) -> list[Any]:
-    from games.models import Hand
-
     found = Hand.objects.filter(pk__in=hand_ids).only("id", "status", "result", "variant_key")
     by_id = {h.pk: h for h in found}
     return [by_id[h] for h in hand_ids if h in by_id]
@@ -499,8 +486,6 @@ def _rated_hands_append(*, variant_key: str) -> int:
     """Number the rateable finished hands of the variant that have no place in the sequence
     yet (played before ratings existed), in the order they finished; not a hidden one (its
     place is taken when it opens, as the live update does)."""
-    from games.models import Hand
-
     waiting = list(
         Hand.objects.filter(variant_key=variant_key, status="finished", rated__isnull=True)
         .order_by("finished_at", "pk")
@@ -723,6 +708,7 @@ def _season_standings_record(*, season: Season, hand: Any, outcomes: list[HandOu
     new, moved = [], []
     for outcome in outcomes:
         score = scores[outcome.user_id]
+        assert score is not None  # every player's score was read above
         standing = found.get(outcome.user_id)
         if standing is None:  # joined the club since the season began
             start = score - outcome.score

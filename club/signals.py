@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models.signals import post_migrate, post_save
 
 from club.selectors import seat_ratings_clear
-from games.models import Hand
+from games.api import Hand
 
 
 def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from club import broadcast, selectors, services
-from games.push import send
+from games.api import send_frames
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def leases_expired(*, table_id: int, user_ids: Iterable[int]) -> None:
     the table's sockets get the new count when a spectator left with them."""
     try:
         if any(selectors.spectator_sockets(table_id=table_id, user_id=u) == 0 for u in user_ids):
-            send.send_frames([broadcast.spectators_event(table_id)])
+            send_frames([broadcast.spectators_event(table_id)])
     except Exception:  # the sweep goes on: the count is a nicety
         logger.exception("club: spectators of table %s after its leases expired", table_id)
 

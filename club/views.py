@@ -15,8 +15,7 @@ from accounts.models import User
 from accounts.selectors import title_progress
 from club import selectors, services
 from club.forms import PlayerSettingsForm
-from games.models import VARIANT_LABELS
-from games.reads.selectors import hands_readable
+from games.api import VARIANT_LABELS, hands_readable
 
 # the leaderboard's choice of no season (the period applies): a season's id is a number
 NO_SEASON = "none"

@@ -10,7 +10,7 @@ class CompetitionsConfig(AppConfig):
     def ready(self) -> None:
         from accounts.audit import register_check
         from competitions import audit, hidden, pages, runner, signals  # noqa: F401
-        from games.table.hooks import register
+        from games.api import register
 
         register(
             may_watch=hidden.may_watch,

@@ -17,7 +17,7 @@ from django.utils import translation
 from competitions import broadcast, pages
 from competitions.models import Event
 from ddz_site import metrics
-from games.table.hooks import hooks
+from games.api import hooks
 
 CLOSE_NO_EVENT = 4404
 

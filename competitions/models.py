@@ -20,6 +20,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from competitions import prizes
+from games.engine.variants import find_variant
 
 
 class Format(models.TextChoices):
@@ -114,8 +115,6 @@ class EventSettings(models.Model):
         with bots two players; else one full table, two for duplicate's comparison."""
         if self.room_id is None:
             return None
-        from games.engine.variants import find_variant
-
         if self.allow_bots:
             return 2
         seats = find_variant(self.room.variant).seats

@@ -21,11 +21,9 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from accounts.models import User
 from competitions import arena, broadcast, duplicate, schedule, selectors, services
 from competitions.models import Board, Entry, Event, Format, Game, Schedule
-from games import services as game_services
+from games.api import ActionRejected, Hand, Seat, hand_state, table_deal_for
 from games.engine.dealing import new_seed, seed_commitment
-from games.models import Hand, Seat
-from games.reads.selectors import hand_state
-from games.table.errors import ActionRejected
+from games.engine.variants import find_variant
 
 logger = logging.getLogger(__name__)
 
@@ -261,8 +259,6 @@ def _arena_pair(event: Event, *, now: datetime.datetime) -> bool:
 
 
 def _seats(event: Event) -> int:
-    from games.engine.variants import find_variant
-
     return find_variant(event.room.variant).seats
 
 
@@ -277,7 +273,7 @@ def _deal(
     users = User.objects.in_bulk([p for p in players if p is not None])
     try:
         with transaction.atomic():
-            hand = game_services.table_deal_for(
+            hand = table_deal_for(
                 room=event.room,
                 players=[users[p] if p is not None else None for p in players],
                 seed=board.seed if board is not None else None,

@@ -23,9 +23,7 @@ from club.services import hand_finished_record
 from competitions import broadcast, prizes, selectors
 from competitions.errors import EventCode, EventRefused
 from competitions.models import Entry, Event, Format, Schedule, Settlement
-from games.models import Hand
-from games.table.hooks import hooks
-from games.table.wake import wake
+from games.api import Hand, hooks, wake
 
 Reason = BeanEntry.Reason
 

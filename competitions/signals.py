@@ -9,8 +9,7 @@ from django.db import transaction
 from django.db.models.signals import post_save
 
 from competitions.models import Game
-from games.models import Hand
-from games.table.wake import wake
+from games.api import Hand, wake
 
 
 def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:

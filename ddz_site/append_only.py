@@ -44,7 +44,7 @@ class AppendOnlyQuerySet(models.QuerySet):
     def bulk_update(self, *args: Any, **kwargs: Any) -> NoReturn:
         _refuse(self.model, "updated")
 
-    def delete(self) -> NoReturn:  # type: ignore[override]
+    def delete(self) -> NoReturn:
         _refuse(self.model, "deleted")
 
 
@@ -62,5 +62,5 @@ class AppendOnlyModel(models.Model):
         kwargs["force_insert"] = True
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         _refuse(type(self), "deleted")

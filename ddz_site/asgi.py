@@ -59,7 +59,7 @@ def _close_oversized_frames_with_1009() -> None:
     if getattr(factory, "closes_with_a_code", False):
         return
 
-    class ClosingWebSocketFactory(factory):
+    class ClosingWebSocketFactory(daphne.server.WebSocketFactory):
         closes_with_a_code = True
 
         def __init__(self, *args, **kwargs):

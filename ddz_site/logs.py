@@ -23,9 +23,12 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+
+if TYPE_CHECKING:  # Sentry is imported only where it is set up (sentry_init)
+    from sentry_sdk.types import Event, Hint
 
 REDACTED = "[redacted]"
 CARDS = "[cards]"
@@ -199,7 +202,7 @@ def recent_errors() -> list[dict[str, str]]:
     return _recent.list()
 
 
-def sentry_before_send(event: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
+def sentry_before_send(event: Event, hint: Hint) -> Event:
     """Sentry's ``before_send``: the event with the same scrubbing as a log line (the request's
     cookies and headers go whole, as do local variables, which may hold a hand's state)."""
     event = scrub_value(event)

@@ -29,7 +29,7 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY, Collector
 
 
@@ -197,5 +197,5 @@ class _Everything(Collector):
     """The process's own metrics (its default registry), gathered into a fresh registry beside
     the scrape's extra collector."""
 
-    def collect(self) -> Iterable[object]:
+    def collect(self) -> Iterable[Metric]:
         yield from REGISTRY.collect()

@@ -8,6 +8,6 @@ from competitions.consumers import EventConsumer
 from games.live.consumers import TableConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
-    path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),  # type: ignore[arg-type]
-    path("ws/events/<int:event_id>/", EventConsumer.as_asgi()),  # type: ignore[arg-type]
+    path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),
+    path("ws/events/<int:event_id>/", EventConsumer.as_asgi()),
 ]

@@ -9,7 +9,7 @@ to its players and the staff only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib import messages
@@ -41,6 +41,7 @@ from games.table import invites
 from games.table.errors import ActionRejected
 from games.table.hooks import hooks
 from games.table.options import OPTION_HELP, option_label, value_label
+from games.table.stakes import table_options, table_seconds, table_stakes
 
 
 # --------------------------------------------------------------------------- helpers
@@ -116,7 +117,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             Table.objects.filter(seats__user=request.user).select_related("room").distinct()
         )
     for room in rooms:
-        room.open_tables = by_room.get(room.pk, [])[:6]  # type: ignore[attr-defined]
+        room.open_tables = by_room.get(room.pk, [])[:6]
     banner = hooks.lobby_banner(user=request.user)
     return render(
         request, "games/lobby.html", {"rooms": rooms, "my_tables": my_tables, "banner": banner}
@@ -288,7 +289,7 @@ def _readable_hand(request: HttpRequest, hand_id: int) -> Hand:
     return hand
 
 
-def _hand_audience(request: HttpRequest, hand: Hand) -> int | str | None:
+def _hand_audience(request: HttpRequest, hand: Hand) -> int | Literal["all"]:
     """'all' after the end; the user's seat during the hand; raises 404 for anyone else."""
     if hand.status == Hand.Status.FINISHED:
         return "all"
@@ -352,7 +353,7 @@ def _action_text(action: dict[str, Any], names: dict[int, str]) -> str:
             else _("Grab with %(card)s") % {"card": labels.cards_short(value)}
         )
     elif act == "partner":
-        what = str(labels.PARTNER_LABELS.get(value, value))
+        what = str(labels.PARTNER_LABELS.get(value or "", value))
     elif act == "call":
         what = _("Call %(card)s") % {"card": labels.cards_short(value)}
     elif act == "timeout":
@@ -554,7 +555,8 @@ def _guesser(request: HttpRequest) -> dict[str, str]:
 def table_invite(request: HttpRequest, code: str) -> HttpResponse:
     """The invite link: who hosts, which room, free seats; sit down or (if allowed) watch."""
     try:
-        table = private.invite_table(code=code, **_guesser(request))
+        # (mypy cannot tell that the guesser's dict holds no table_id)
+        table = private.invite_table(code=code, **_guesser(request))  # type: ignore[arg-type]
     except ActionRejected as error:
         return render(request, "games/invite_refused.html", {"message": error.message}, status=429)
     if table is None:
@@ -593,7 +595,7 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
     if not table.is_private or table.host_id != request.user.pk:
         raise Http404(_("No such table."))
     choices = private.host_option_choices(table.room)
-    current = game_services.table_options(table)
+    current = table_options(table)
     if request.method == "POST":
         try:
             private.table_update_settings(
@@ -617,7 +619,7 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
         else:
             messages.success(request, _("Saved."))
         return redirect("table", table_id=table.pk)
-    turn, bid = game_services.table_seconds(table)
+    turn, bid = table_seconds(table)
     options = [
         {
             "name": name,
@@ -646,7 +648,7 @@ def table_settings(request: HttpRequest, table_id: int) -> HttpResponse:
             "bid_seconds": bid,
             "seconds_min": private.SECONDS_RANGE[0],
             "seconds_max": private.SECONDS_RANGE[1],
-            "coefficient": game_services.table_stakes(table).coefficient,
+            "coefficient": table_stakes(table).coefficient,
             "coefficient_max": coefficient_max,
         },
     )

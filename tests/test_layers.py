@@ -2,11 +2,13 @@
 
 The import contracts are pyproject.toml's ``[tool.importlinter]``, checked by import-linter over
 every import, those inside functions too: the apps (the site, club, games, accounts, the rules
-engine), the subpackages of games, and no circle between the modules of a package."""
+engine), the subpackages of games, no circle between the modules of a package, and club and
+competitions taking of games only its published API (games/api.py) and the engine."""
 
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,13 +19,77 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("accounts", "club", "competitions", "ddz_site", "games")
 
 
-def test_the_import_contracts_are_kept():
+def lint_imports(root: Path, *contracts: str) -> subprocess.CompletedProcess[str]:
     lint = Path(sys.executable).with_name("lint-imports")
-    done = subprocess.run(
-        [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    chosen = [arg for contract in contracts for arg in ("--contract", contract)]
+    return subprocess.run(
+        [str(lint), "--no-cache", *chosen], cwd=root, capture_output=True, text=True, timeout=600
     )
+
+
+def test_the_import_contracts_are_kept():
+    done = lint_imports(ROOT)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
+
+
+def copy_of_the_sources(target: Path) -> Path:
+    """The packages' Python files and pyproject.toml under ``target``: enough for import-linter,
+    and free to spoil."""
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            copied = target / path.relative_to(ROOT)
+            copied.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copied)
+    shutil.copyfile(ROOT / "pyproject.toml", target / "pyproject.toml")
+    return target
+
+
+@pytest.mark.parametrize(
+    ("module", "added", "broken"),
+    [
+        ("club/views.py", "from games.models import Hand\n", "club.views -> games.models"),
+        (
+            "competitions/runner.py",
+            "\n\ndef deal_later():\n    from games import services\n\n    return services\n",
+            "competitions.runner -> games.services",
+        ),
+    ],
+)
+def test_the_api_contract_refuses_an_import_of_the_rest_of_games(tmp_path, module, added, broken):
+    """club and competitions reach games' models and services only through games.api: an import
+    past it, at the top of a module or inside a function, breaks the contract."""
+    copy = copy_of_the_sources(tmp_path)
+    with (copy / module).open("a", encoding="utf-8") as source:
+        source.write(added)
+    done = lint_imports(copy, "games-api")
+    assert done.returncode != 0, done.stdout[-4000:]
+    assert broken in done.stdout
+
+
+def names_imported_from(module: str, packages: tuple[str, ...]) -> set[str]:
+    """The names that the packages' modules take from ``module`` with ``from module import``."""
+    names: set[str] = set()
+    for package in packages:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module == module:
+                    names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_games_api_publishes_what_club_and_competitions_use_and_defines_nothing():
+    """games/api.py only re-exports, and every name it publishes has a user: a name nobody
+    imports any more leaves the API with its last user."""
+    tree = ast.parse((ROOT / "games" / "api.py").read_text(encoding="utf-8"))
+    published: list[str] = []
+    for statement in tree.body[1:]:  # after the docstring
+        if isinstance(statement, ast.Assign):
+            assert [target.id for target in statement.targets] == ["__all__"]
+            published = ast.literal_eval(statement.value)
+        else:
+            assert isinstance(statement, ast.ImportFrom), ast.dump(statement)
+    assert set(published) == names_imported_from("games.api", ("club", "competitions"))
 
 
 # Django's documented model options API (``Model._meta``) only looks private

@@ -173,7 +173,7 @@ def _full_deck(v: Variant) -> tuple[int, ...]:
 
 
 def _team_belief(
-    plays: list[dict], seats: int, seat: int, landlord: int, unknown: frozenset[int]
+    plays: list[dict[str, Any]], seats: int, seat: int, landlord: int, unknown: frozenset[int]
 ) -> tuple[frozenset[int], frozenset[int]]:
     """Who of the ``unknown`` seats is on this seat's side, read from the public plays only:
     (likely allies, likely rivals).

@@ -389,10 +389,10 @@ def _planes(
     for top in sorted(position_to_rank):
         body = []
         for p in range(top - k + 1, top + 1):
-            rank = position_to_rank.get(p)
-            if rank is None or rank in body:
+            at = position_to_rank.get(p)
+            if at is None or at in body:
                 break
-            body.append(rank)
+            body.append(at)
         else:
             rest = {r: c for r, c in counts.items() if r not in body}
             if kind == "plane_single":

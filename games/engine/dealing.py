@@ -121,8 +121,12 @@ def check_deal(variant: Variant, d: Deal) -> None:
     if variant.bottom_size and d.face_up is None:
         raise EngineError(f"{variant.key} deals name a face-up card and its seat")
     if d.face_up is not None:
-        seat = d.face_up_seat
-        if seat is None or not 0 <= seat < variant.seats or d.face_up not in d.hands[seat]:
+        face_seat = d.face_up_seat
+        if (
+            face_seat is None
+            or not 0 <= face_seat < variant.seats
+            or d.face_up not in d.hands[face_seat]
+        ):
             raise EngineError("the face-up card must be in its seat's hand")
         if not variant.face_up_jokers and d.face_up >= SJ_CODE:
             raise EngineError(f"{variant.key} never turns a joker face up")
@@ -166,9 +170,9 @@ def deal(
         for i in range(dealt):
             owner[i] = i // variant.hand_size
         bottom = codes[dealt:]
-    for i, seat in enumerate(owner):
-        if seat is not None:
-            hands[seat].append(codes[i])
+    for i, holder in enumerate(owner):
+        if holder is not None:
+            hands[holder].append(codes[i])
     face_up = face_seat = None
     if variant.bottom_size:
         candidates = [

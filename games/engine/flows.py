@@ -306,9 +306,10 @@ class QQ5Flow(Flow):
         # the step closes
         field = "reveals" if state.phase == PHASE_REVEAL else "doubles"
         values = getattr(state, field)
-        return replace(
-            state, **{field: tuple(v if s == seat else None for s, v in enumerate(values))}
-        )
+        seen: dict[str, Any] = {
+            field: tuple(v if s == seat else None for s, v in enumerate(values))
+        }
+        return replace(state, **seen)
 
     @staticmethod
     def doubling_bomb(play: PlayRecord) -> bool:
@@ -663,7 +664,7 @@ class Classic3Flow(Flow):
         assert landlord is not None
         hands = list(state.hands)
         hands[landlord] = tuple(sorted(hands[landlord] + state.bottom))
-        taken = {"hands": tuple(hands), "bottom": (), "bottom_public": True}
+        taken: dict[str, Any] = {"hands": tuple(hands), "bottom": (), "bottom_public": True}
         if state.variant.options.get("classic3_show_cards"):
             # 明牌 (§5.4): with his 20 cards in hand the landlord may show them for ×2
             return replace(state, phase=PHASE_SHOW, turn=landlord, asked=(landlord,), **taken)
@@ -848,7 +849,7 @@ FLOWS: dict[type[Variant], Flow] = {
 def flow_for(variant: Variant) -> Flow:
     for cls in type(variant).__mro__:
         if cls in FLOWS:
-            return FLOWS[cls]  # type: ignore[index]
+            return FLOWS[cls]
     raise WrongPhase(f"no hand flow for variant {variant.key!r}")
 
 

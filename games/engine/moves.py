@@ -72,7 +72,7 @@ def legal_plays(variant: Variant, hand_ranks: Iterable[Rank], top: Combo | None)
     not checked against the variant's deck (the §8.3 CLI does that); a rank outside 3..17
     raises InvalidNotation.
     """
-    hand = hand_ranks if type(hand_ranks) in (tuple, list) else tuple(hand_ranks)
+    hand = hand_ranks if isinstance(hand_ranks, (tuple, list)) else tuple(hand_ranks)
     # Counted into slots 0..35 so that every rank outside 3..17 (negative ones included)
     # lands outside slots 3..17 or raises IndexError; both are refused below.
     counts = [0] * 36
@@ -293,8 +293,13 @@ class _Generator:
         # chain positions) so that hopeless kinds are skipped before any work.
         inlined = {"single", "pair", "triple", "triple_single", "triple_pair"}
         inlined |= {"straight", "pair_chain"}
-        self.single_row = tuple(self.singles[3:18])
-        self.pair_row = tuple(self.pairs[3 : self.pair_ranks[-1] + 1]) if self.pair_ranks else ()
+        # every rank 3..17 has its single (set above)
+        self.single_row: tuple[Combo, ...] = tuple(self.singles[3:18])  # type: ignore[arg-type]
+        self.pair_row: tuple[Combo, ...] = (
+            tuple(self.pairs[3 : self.pair_ranks[-1] + 1])  # type: ignore[arg-type]
+            if self.pair_ranks
+            else ()
+        )
         if self.pair_row and None in self.pair_row:
             raise ValueError(f"{v.key}: pair ranks must be contiguous from 3")
         self.has_triple = "triple" in self.kinds
@@ -558,9 +563,9 @@ class _Generator:
             found = []
             for s in range(len(pos_rank) - size + 1):
                 if all(ok[s : s + size]):
-                    ranks = pos_rank[s : s + size]
-                    if len(set(ranks)) == size:
-                        found.append(tuple(sorted(ranks * 2)))
+                    window = pos_rank[s : s + size]
+                    if len(set(window)) == size:
+                        found.append(tuple(sorted(window * 2)))
             found = sorted(set(found))
         elif v.wing_pair_repeats:
             cap = self.limit // 2
@@ -664,11 +669,7 @@ class _Generator:
             if counts[q] < 4 or q <= lo:
                 continue
             excl = (q,)
-            table = self._bodies.get((kind, q, 1))
-            if table is None:
-                table = self._bodies[(kind, q, 1)] = _Interned(
-                    lambda w, kd=kind, r=q: Combo(kd, tuple(sorted((r, r, r, r, *w))), r)
-                )
+            table = self._four_table(kind, q)
             if kind == "four_two_singles":
                 if self.plain_repeats:
                     self._two_kickers(self._held_singles(counts, excl), out, table)
@@ -681,6 +682,15 @@ class _Generator:
                 wings = self._pair_wings_any(counts, excl)
             if wings:
                 out.extend([table[w] for w in wings])
+
+    def _four_table(self, kind: str, rank: int) -> _Interned:
+        table = self._bodies.get((kind, rank, 1))
+        if table is None:
+            four = (rank,) * 4
+            table = self._bodies[(kind, rank, 1)] = _Interned(
+                lambda w: Combo(kind, tuple(sorted((*four, *w))), rank)
+            )
+        return table
 
     def _two_kickers(
         self, held: list[int], out: list[Combo], table: _Interned, *, pairs: bool = False

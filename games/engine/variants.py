@@ -18,7 +18,7 @@ compare as tuples within one variant.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from games.engine.errors import UnknownOption, UnknownVariant
 
@@ -53,9 +53,12 @@ LOW_ACE_TWO_CHAIN_POSITIONS: Mapping[int, tuple[int, ...]] = {
     15: (2,),
 }
 
+# A rule option's value: a named reading (a str) or a switch (a bool).
+OptionValue = str | bool
+
 # Table aids every variant offers, named like rule options so that a room may switch them off:
 # no play, step or settlement depends on them (docs/rules.md §9).
-AID_OPTIONS: Mapping[str, tuple[Any, ...]] = {"card_counter": (True, False)}
+AID_OPTIONS: Mapping[str, tuple[OptionValue, ...]] = {"card_counter": (True, False)}
 
 # When a play may be made: at any time, only as the player's final play, or never.
 ALWAYS = "always"
@@ -74,7 +77,7 @@ class Variant:
     bottom_size: ClassVar[int]  # 底牌; fenzhou5 has none, the landlord keeps the remainder
     landlord_hand_size: ClassVar[int]  # the landlord's count once the bottom (or remainder) is his
     # Each option maps to its allowed values; the first one is the spec's default.
-    option_choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+    option_choices: ClassVar[Mapping[str, tuple[OptionValue, ...]]] = {}
     # The face-up card may be a joker (classic3 turns up any dealt card; docs/rules.md §5.1).
     face_up_jokers: ClassVar[bool] = False
     # 积分 moves by units × base score B (qq5, docs/rules.md §3.6); elsewhere the units leave B out.
@@ -126,7 +129,7 @@ class Variant:
                 allowed = ", ".join(repr(choice) for choice in self.option_choices[name])
                 raise UnknownOption(f"{self.key} option {name!r} must be one of {allowed}")
             resolved[name] = value
-        self.options: Mapping[str, Any] = resolved
+        self.options: Mapping[str, OptionValue] = resolved
         self._hash = hash((self.key, tuple(sorted(resolved.items()))))
         self._configure()
         self.joker_table: Mapping[tuple[int, int], tuple[JokerReading, ...]] = (
@@ -150,7 +153,7 @@ class Variant:
         return self._hash
 
     @classmethod
-    def option_defaults(cls) -> dict[str, Any]:
+    def option_defaults(cls) -> dict[str, OptionValue]:
         return {name: choices[0] for name, choices in cls.option_choices.items()}
 
     def max_loss_units(self, *, max_multiplier: int | None = None) -> int:
@@ -341,8 +344,8 @@ class Classic3(Variant):
         "classic3_show_cards": (False, True),
         **AID_OPTIONS,
     }
-    MAX_BID = 3
-    MAX_DOUBLINGS = 4
+    MAX_BID: Final = 3
+    MAX_DOUBLINGS: Final = 4
 
     non_bomb_max_per_rank = None  # 四带二 holds four of a rank and is no bomb
     max_pair_chain = 10  # 双顺 up to 10 pairs (§5.2)

@@ -183,7 +183,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                     ActionRejected.of(ErrorCode.TOO_MANY_SOCKETS, detail="opening on this process")
                 )
                 return
-            self._opener = opener  # counted until it closes
+            self._opener: tuple[str, Any] | None = opener  # counted until it closes
         admission = await database_sync_to_async(_admit)(self.scope, self.table_id)
         self.user = self.scope["user"] = admission.user
         if admission.refused is not None:

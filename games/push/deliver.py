@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from ddz_site import metrics
 from games.models import Table
@@ -98,7 +99,7 @@ def deliver(box: Outbox) -> None:
             if not push.due:
                 continue
             if push.presence and push.written is None:
-                send.push_coalesced(push.table_id, lambda push=push: _push_table(push))
+                send.push_coalesced(push.table_id, partial(_push_table, push))
             else:
                 _push_table(push)
         except Exception:  # a failed push must never undo or fail a committed write

@@ -8,17 +8,45 @@ database."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol, TypedDict, TypeVar, cast
 
 from django.utils import timezone
 
 from accounts.models import Title, User
 from accounts.selectors import title_ladder
 from games.engine.state import HandState
+from games.models import Hand, Seat, Table
 from games.reads import selectors
 from games.table.hooks import hooks
+
+Built = TypeVar("Built")
+
+
+class ShownRating(Protocol):
+    """A seated player's skill rating as his seat panel shows it (the club's rating, given by
+    the games.table.hooks ``ratings_of`` hook)."""
+
+    @property
+    def shown(self) -> int: ...
+
+    @property
+    def provisional(self) -> bool: ...
+
+
+class HandExtras(TypedDict, total=False):
+    """What a finished hand's stored result adds to its result panel, beyond the engine's
+    figures (each key only when the result has it)."""
+
+    # each seat's score move
+    scores: list[int]
+    # each seat's beans as the ledger settled them (balances and bots applied)
+    beans: list[int]
+    # the house's intake
+    house: int
+    # each seat's title (before, after) when a human player's score moved it, else None
+    titles: list[tuple[str | None, str | None] | None]
 
 
 @dataclass
@@ -28,12 +56,12 @@ class TableSnapshot:
     clock reading. A push builds one snapshot for all its audiences (a handful of queries in
     all); a single rendering builds its own."""
 
-    table: Any
-    hand: Any
-    seats: list[Any]
+    table: Table
+    hand: Hand | None
+    seats: list[Seat]
     holders: dict[int, int | None]
     state: HandState | None
-    extras: dict[str, Any]
+    extras: HandExtras
     now: datetime.datetime
     # user id -> (name, is a bot) of the hand's players who no longer sit at the table
     departed: dict[int, tuple[str, bool]] = field(default_factory=dict)
@@ -42,19 +70,26 @@ class TableSnapshot:
     # its own regions.
     before: HandState | None = None
     # the title ladder as of this read (the seat panels and the purse name each player's title)
-    titles: tuple[Any, ...] = ()
+    titles: tuple[Title, ...] = ()
     # user id -> the club's skill rating of each seated player (games.table.hooks ratings_of)
-    ratings: dict[int, Any] = field(default_factory=dict)
+    ratings: dict[int, ShownRating] = field(default_factory=dict)
     # what the screen builds once per snapshot (games/screen/context.py: the seat panels' facts
     # per language): a push renders one snapshot for every audience
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    memo: dict[Hashable, object] = field(default_factory=dict, repr=False)
+
+    def remembered(self, key: Hashable, build: Callable[[], Built]) -> Built:
+        """``build()``, called once per snapshot and ``key`` (a key names one kind of value,
+        so the value kept under it is what ``build`` returns)."""
+        if key not in self.memo:
+            self.memo[key] = build()
+        return cast(Built, self.memo[key])
 
 
 def table_snapshot(
     *,
-    table: Any,
-    hand: Any,
-    seats: Sequence[Any] | None = None,
+    table: Table,
+    hand: Hand | None,
+    seats: Sequence[Seat] | None = None,
     holders: dict[int, int | None] | None = None,
     state: HandState | None = None,
     before: HandState | None = None,
@@ -64,7 +99,7 @@ def table_snapshot(
     that has just written them) is not read again."""
     if seats is None:
         seats = selectors.table_seats(table=table)
-    extras: dict[str, Any] = {}
+    extras: HandExtras = {}
     if hand is None:
         holders, state = {}, None
     else:
@@ -94,7 +129,7 @@ def table_snapshot(
     )
 
 
-def _departed(holders: dict[int, int | None], seats: Sequence[Any]) -> dict[int, tuple[str, bool]]:
+def _departed(holders: dict[int, int | None], seats: Sequence[Seat]) -> dict[int, tuple[str, bool]]:
     """(name, is a bot) of the hand's players who have left their seats since (read only when
     someone has: a hand in play keeps its players seated)."""
     gone = {u for u in holders.values() if u is not None} - {s.user_id for s in seats}
@@ -104,11 +139,11 @@ def _departed(holders: dict[int, int | None], seats: Sequence[Any]) -> dict[int,
     return {pk: (name, is_bot) for pk, name, is_bot in rows}
 
 
-def _hand_extras(hand: Any) -> dict[str, Any]:
+def _hand_extras(hand: Hand) -> HandExtras:
     """Score and title moves from the finished hand's result JSON (games.services stores
     ``scores`` per seat and ``titles_before`` / ``titles_after`` as Title ids)."""
     result = getattr(hand, "result", None) or {}
-    out: dict[str, Any] = {}
+    out: HandExtras = {}
     if not isinstance(result, dict):
         return out
     if isinstance(result.get("scores"), list):

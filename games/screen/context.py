@@ -29,7 +29,7 @@ from games.engine.hand import legal_actions
 from games.engine.state import HandState
 from games.engine.variants import find_variant
 from games.engine.views import public_view, view_for
-from games.reads.snapshot import TableSnapshot
+from games.reads.snapshot import HandExtras, ShownRating, TableSnapshot
 from games.screen.labels import (
     AUTO_WIN_LABELS,
     MULTIPLIER_LABELS,
@@ -65,7 +65,7 @@ class SeatInfo:
     is_bot: bool = False
     connected: bool = True
     leaving: bool = False
-    rating: Any = None  # the club's skill rating of the player (games.table.hooks ratings_of)
+    rating: ShownRating | None = None  # the club's skill rating (games.table.hooks ratings_of)
 
 
 def _seat_roles(view: dict[str, Any], seat: int) -> tuple[str | None, list[str]]:
@@ -252,7 +252,7 @@ def screen_context(
     coefficient: int = 1,
     commitment: str = "",
     seed: str = "",
-    extras: dict[str, Any] | None = None,
+    extras: HandExtras | None = None,
     now: datetime.datetime | None = None,
     players: Sequence[SeatInfo] | None = None,
     hints: bool = True,
@@ -409,7 +409,7 @@ def screen_context(
             "idle_bombs": len(bombs) - len(effects),
             "winner_side": view.get("winner_side"),
             "first_out": names[out_order[0]] if out_order else "",
-            "auto_win": str(AUTO_WIN_LABELS.get(view.get("auto_win"), ""))
+            "auto_win": str(AUTO_WIN_LABELS.get(view["auto_win"], ""))
             if view.get("auto_win")
             else "",
             "you_won": me is not None and me in winners,
@@ -418,7 +418,7 @@ def screen_context(
     partner_mode = view.get("partner_mode")
     status = {
         "phase": phase,
-        "phase_label": str(PHASE_LABELS.get(phase, phase)),
+        "phase_label": str(PHASE_LABELS.get(phase or "", phase)),
         "multiplier": view.get("multiplier"),
         "multiplier_label": str(MULTIPLIER_LABELS[variant][0]),
         "multiplies": MULTIPLIER_LABELS[variant][1],
@@ -642,10 +642,10 @@ def empty_context(*, seats: Sequence[SeatInfo], seat_count: int, me: int | None)
 def seat_infos(snapshot: TableSnapshot) -> tuple[list[SeatInfo], int]:
     """Who sits where, in the active language, and how many seats the table has (built once
     per language and snapshot: a push renders one snapshot for every audience)."""
-    key = ("seat_infos", get_language())
-    if key not in snapshot.memo:
-        snapshot.memo[key] = _seat_infos(snapshot.seats, snapshot.titles, snapshot.ratings)
-    return snapshot.memo[key]
+    return snapshot.remembered(
+        ("seat_infos", get_language()),
+        lambda: _seat_infos(snapshot.seats, snapshot.titles, snapshot.ratings),
+    )
 
 
 def _seat_infos(

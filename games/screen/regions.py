@@ -193,8 +193,8 @@ def render_push(
             if seen_before is None:
                 shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
             else:
-                moved = {**public, "changed_seats": changed_panels(public, seen_before, snapshot)}
-                shared[language] = render_regions_shared([moved], names=MOVE_REGIONS)[0]
+                delta = {**public, "changed_seats": changed_panels(public, seen_before, snapshot)}
+                shared[language] = render_regions_shared([delta], names=MOVE_REGIONS)[0]
             if language in watching:
                 watcher[language] = render_regions_shared([public], names=OWN_REGIONS)[0]
     before = None
@@ -220,7 +220,7 @@ def render_push(
                     own_only=True,
                 )
                 ctx = seen(snapshot=snapshot)
-                names = OWN_REGIONS
+                names: tuple[str, ...] = OWN_REGIONS
                 if before is not None and moved is None:
                     names = own_regions_changed(seen(snapshot=before), ctx)
                     if not names:

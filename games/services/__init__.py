@@ -40,16 +40,6 @@ from games.services.seating import (
     table_quick_join,
     table_remove_bot,
 )
-from games.table.stakes import (
-    decision_seconds,
-    disconnect_grace_seconds,
-    room_computed_min_balance,
-    room_min_balance,
-    table_min_balance,
-    table_options,
-    table_seconds,
-    table_stakes,
-)
 
 __all__ = [
     "BotReplies",
@@ -57,15 +47,11 @@ __all__ = [
     "Presence",
     "apply_deadline",
     "bot_fill_seconds",
-    "decision_seconds",
-    "disconnect_grace_seconds",
     "hand_decide_bots",
     "hand_start",
     "hand_submit_action",
     "process_beat",
-    "room_computed_min_balance",
     "room_create",
-    "room_min_balance",
     "seat_connect",
     "seat_disconnect",
     "seat_set_autoplay",
@@ -77,10 +63,6 @@ __all__ = [
     "table_fill_with_bots",
     "table_join",
     "table_leave",
-    "table_min_balance",
-    "table_options",
     "table_quick_join",
     "table_remove_bot",
-    "table_seconds",
-    "table_stakes",
 ]

@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Seat, Table
+from games.models import Hand, Seat, Table
 from games.push import deliver, outbox
 from games.reads import selectors
 from games.table import life
@@ -86,7 +86,9 @@ def lock_table(
     return table
 
 
-def lock_table_for_move(table_id: Any, *, missing: ErrorCode) -> tuple[Table, list[Seat], Any]:
+def lock_table_for_move(
+    table_id: Any, *, missing: ErrorCode
+) -> tuple[Table, list[Seat], Hand | None]:
     """Lock the table row and read its seats (each with its user) and its active hand (None:
     none), all read after the lock: one round trip on PostgreSQL."""
     try:

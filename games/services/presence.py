@@ -26,7 +26,6 @@ import datetime
 import secrets
 import threading
 from collections.abc import Hashable
-from typing import Any
 
 from django.conf import settings
 from django.db.models import Max
@@ -42,11 +41,11 @@ PROCESS_ID = secrets.token_hex(8)
 # renewer records them again when a sweep took their leases while this process could not renew
 # (a stall, or the database away for longer than a lease). Released before the lease is deleted,
 # so a socket that closed is never recorded again.
-_held: dict[str, tuple[int, Any]] = {}
+_held: dict[str, tuple[int, User]] = {}
 _held_lock = threading.Lock()
 
 
-def socket_held(*, channel_name: str, table_id: int, user: Any) -> None:
+def socket_held(*, channel_name: str, table_id: int, user: User) -> None:
     with _held_lock:
         _held[channel_name] = (table_id, user)
 
@@ -84,7 +83,7 @@ def socket_opening_ended(*, opener: Hashable) -> None:
             _opening[opener] = count
 
 
-def sockets_held() -> dict[str, tuple[int, Any]]:
+def sockets_held() -> dict[str, tuple[int, User]]:
     with _held_lock:
         return dict(_held)
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from games.engine.variants import find_variant
+from games.engine.variants import OptionValue, find_variant
 from games.models import InviteMiss, Room, Seat, Table
 from games.push import outbox
 from games.push.outbox import notify
@@ -137,13 +137,13 @@ def _host_table(table_id: Any, user: Any) -> Table:
     return table
 
 
-def host_option_choices(room: Room) -> dict[str, tuple[Any, ...]]:
+def host_option_choices(room: Room) -> dict[str, tuple[OptionValue, ...]]:
     """The rule options a host may set in ``room`` and their values."""
     choices = find_variant(room.variant).option_choices
     return {name: tuple(choices[name]) for name in room.host_options or [] if name in choices}
 
 
-def _option_value(choices: tuple[Any, ...], raw: Any) -> Any:
+def _option_value(choices: tuple[OptionValue, ...], raw: object) -> OptionValue:
     for value in choices:
         if raw == value or str(raw) == str(value):
             return value

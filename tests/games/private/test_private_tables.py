@@ -23,6 +23,7 @@ from games.screen.notices import render_notice
 from games.services import private
 from games.table import invites
 from games.table.errors import MESSAGES, ActionRejected, ErrorCode
+from games.table.stakes import room_min_balance, table_min_balance, table_stakes
 from tests.support.tables import (
     active_hand,
     make_player,
@@ -171,8 +172,8 @@ class TestInvites:
             coefficient=6,
         )
         table = private.table_create_private(room=room, user=operator, coefficient=4)
-        assert services.table_stakes(table).coefficient == 4
-        assert services.table_min_balance(table) > services.room_min_balance(room=room)
+        assert table_stakes(table).coefficient == 4
+        assert table_min_balance(table) > room_min_balance(room=room)
         services.table_fill_with_bots(table_id=table.pk, user=operator)
         hand = services.hand_start(table_id=table.pk, user=operator)
         assert hand.stakes["coefficient"] == 4
@@ -344,7 +345,7 @@ class TestSeats:
         services.table_join(table_id=table.pk, user=rich)
         services.table_join(table_id=table.pk, user=poor)
         services.table_fill_with_bots(table_id=table.pk)
-        minimum = services.room_min_balance(room=room)
+        minimum = room_min_balance(room=room)
         from accounts.models import User
 
         User.objects.filter(pk=poor.pk).update(beans=minimum - 1)

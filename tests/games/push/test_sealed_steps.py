@@ -25,6 +25,7 @@ from games.models import Hand, HandAction
 from games.reads.selectors import hand_state
 from games.runner.deadlines import hand_apply_due_deadlines
 from games.services import hands as hand_services
+from games.table.stakes import decision_seconds
 from tests.support.tables import (
     FRAME_RE,
     Socket,
@@ -414,7 +415,7 @@ def test_a_hidden_landlord_who_drops_waits_for_the_steps_clock_not_his_grace(mon
     )
     _give_up(table_id, users, state.landlord)
     state, hand = _state(table_id)
-    bid = services.decision_seconds(hand.table.room, state, hand)
+    bid = decision_seconds(hand.table.room, state, hand)
     assert hand.deadline_at == hand.decision_started_at + datetime.timedelta(seconds=bid)
     assert hand_apply_due_deadlines(now=hand.deadline_at) == 1
     state, hand = _state(table_id)

@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from games.engine.beans import RoomStakes
 from games.models import Room
-from games.services import room_computed_min_balance, room_create, room_min_balance
+from games.services import room_create
+from games.table.stakes import room_computed_min_balance, room_min_balance
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,77 @@
+"""What games publishes to the apps above it: the one module of games, besides the rules engine,
+that club and competitions import (docs/architecture.md §1, "How the apps meet").
+
+Inside games the layers hold by import contracts; between the apps a newcomer would otherwise
+have to learn which of games' modules he may touch. This module answers that: every name here is
+one that club or competitions uses, re-exported from its home and nothing more, so games may
+move or split its modules behind it and only this file follows. A name that is not here is
+games' own business. pyproject.toml's contract "Club and competitions meet games through
+games.api" fails an import of anything else of games from club or competitions (those inside
+functions too); ``tests/test_layers.py`` runs it, and checks that every name here has a user.
+
+The names, by what the other apps do with them:
+
+* **Models** they query or join: ``Hand``, ``HandAction``, ``HandPlayer``, ``Seat``,
+  ``SocketLease``, ``Table`` (their own models point at ``games.Hand`` and ``games.Table`` by
+  app label, which is no import), and ``VARIANT_LABELS``, the variants' names as pages show them.
+* **Reads**: ``hand_state`` (a hand's live state), ``hands_readable`` (which hands' pages a user
+  may open), ``table_spectators`` and ``user_live_sockets`` (counted from the socket leases),
+  ``lease_seconds`` (how long a lease lasts unrenewed).
+* **Writes**, the services another app calls: ``table_deal_for`` (a managed table dealt at
+  once: an event's game) and ``table_leave`` (a suspended player stood up).
+* **Refusals**: ``ActionRejected`` and its ``ErrorCode``: games' services refuse with them, and
+  an app's own refusals extend them, so the consumer shows both alike.
+* **The way in**: ``register`` (the hooks an app fills when it starts), ``hooks`` (those an app
+  calls itself) and ``wake`` (the alarm of this process's deadline runner).
+* **Pushes**, for the club's chat bubbles and spectator count: ``public_group`` (a table's group
+  every socket of it joins), ``EVENT_TYPE`` (the channel-layer type of a table frame) and
+  ``send_frames``.
+* **Prepared reads**: ``PreparedRead``, a read whose SQL is compiled once, for the read the club
+  makes on every push.
+
+Not here: the rules engine. ``games.engine`` is the rules library below every app (it imports no
+Django and nothing of the project), so club, competitions and accounts import it directly;
+re-exporting it here would load Django into competitions' pure rule modules.
+
+Nothing is defined in this module: a name's behaviour, docstring and tests stay in its home.
+"""
+
+from __future__ import annotations
+
+from games.models import VARIANT_LABELS, Hand, HandAction, HandPlayer, Seat, SocketLease, Table
+from games.push.frames import EVENT_TYPE, public_group
+from games.push.send import send_frames
+from games.reads.selectors import hand_state, hands_readable, table_spectators, user_live_sockets
+from games.services.hands import table_deal_for
+from games.services.presence import lease_seconds
+from games.services.seating import table_leave
+from games.table.errors import ActionRejected, ErrorCode
+from games.table.hooks import hooks, register
+from games.table.prepared import PreparedRead
+from games.table.wake import wake
+
+__all__ = [
+    "EVENT_TYPE",
+    "VARIANT_LABELS",
+    "ActionRejected",
+    "ErrorCode",
+    "Hand",
+    "HandAction",
+    "HandPlayer",
+    "PreparedRead",
+    "Seat",
+    "SocketLease",
+    "Table",
+    "hand_state",
+    "hands_readable",
+    "hooks",
+    "lease_seconds",
+    "public_group",
+    "register",
+    "send_frames",
+    "table_deal_for",
+    "table_leave",
+    "table_spectators",
+    "user_live_sockets",
+    "wake",
+]
