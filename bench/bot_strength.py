@@ -3,7 +3,8 @@
 A script that prints figures (never a test).
 
     .venv/bin/python bench/bot_strength.py [--deals 500] [--seed 20261201] [--base adbfde9]
-        [--only rlcard|base|autoplay] [--variants classic3,qq5,new5,fenzhou5]
+        [--only rlcard|base|autoplay|cheat] [--variants classic3,qq5,new5,fenzhou5]
+        [--rollout full|quick] [--cut 2] [--think 0.1] [--samples 60] [--margin 0.05]
 
 Every deal is played twice from the same start, the bot once on each side ("mirrored"): the
 bot's landlord side against the opponent's farmers, then the opponent's landlord side against
@@ -22,6 +23,17 @@ bot measured and only the play differs. Opponents:
 * ``base``: the house bot as it was at the commit ``--base`` (its ``bot.py`` and
   ``planning.py`` loaded from git), every variant.
 * ``autoplay``: the 托管 policy (docs/rules.md §2.5), every variant.
+* ``cheat``: the ceiling of the search (issue #36, step 1): the bot's side is played by
+  ``cheating_bot``, the search given the true hidden hands (one world, the real one, no
+  clock), against the bot of ``--base``. ``--rollout full`` plays every candidate to the end
+  with the whole bot in every seat (``best_of_worlds``, the search the bot has today);
+  ``--rollout quick`` plays the cheap rollouts cut after ``--cut`` tricks and scored by the
+  evaluation (``games.engine.rollouts``). It reads the whole state: a bench's tool, never
+  the server's (nothing under games/ can build it).
+* ``belief``: the bot's side searches its plays with ``games.engine.table_search`` (deals
+  drawn from the seat's view and weighted by the plays seen, cheap rollouts cut after
+  ``--cut`` tricks, ``--think`` seconds and at most ``--samples`` deals a decision, the
+  bot's own move kept unless another scores ``--margin`` better), against ``--base``.
 
 Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
 width of a normal interval over deals (a deal's two games are not independent: the paired
@@ -33,6 +45,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import random
 import subprocess
 import sys
 import time
@@ -43,13 +56,17 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from games.engine.bot import bot_action  # noqa: E402
+from games.engine.bot import bot_action, play_candidates, rollout_policy  # noqa: E402
 from games.engine.cards import cards_for_ranks, ranks_of  # noqa: E402
 from games.engine.dealing import deal  # noqa: E402
 from games.engine.hand import apply, autoplay_action, start_hand, waiting_seats  # noqa: E402
 from games.engine.moves import legal_plays  # noqa: E402
+from games.engine.rollouts import quick_best  # noqa: E402
+from games.engine.search import best_of_worlds  # noqa: E402
 from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PASS, PHASE_PLAY, PLAY, Action, HandState  # noqa: E402
+from games.engine.table_search import belief_search  # noqa: E402
 from games.engine.variants import find_variant  # noqa: E402
+from games.engine.views import view_for  # noqa: E402
 
 Policy = Callable[[HandState, int], Action]
 VARIANT_KEYS = ("classic3", "qq5", "new5", "fenzhou5")
@@ -81,6 +98,44 @@ def frozen_bot(commit: str) -> Policy:
     finally:
         sys.modules["games.engine.planning"] = current
     return bot.bot_action
+
+
+# ------------------------------------------------------------------ the search's ceiling
+def cheating_bot(rollout: str, cut: int) -> Policy:
+    """The bot whose plays are chosen by its search over one world: the true state, every
+    hidden hand and the teams included. Its candidates are the bot's own (``play_candidates``);
+    the pre-play decisions are the bot's."""
+
+    def decide(state: HandState, seat: int) -> Action:
+        if state.phase != PHASE_PLAY:
+            return bot_action(state, seat)
+        candidates = play_candidates(state, seat)
+        if rollout == "full":
+            return best_of_worlds([state], seat, candidates, rollout_policy, seconds=math.inf)
+        return quick_best([state], seat, candidates, seconds=math.inf, cut=cut)[0]
+
+    return decide
+
+
+def belief_bot(*, think: float, samples: int, cut: int, margin: float) -> Policy:
+    """The bot whose plays are searched over the beliefs its view supports."""
+
+    def decide(state: HandState, seat: int) -> Action:
+        if state.phase != PHASE_PLAY:
+            return bot_action(state, seat)
+        candidates = play_candidates(state, seat)
+        rng = random.Random(f"{seat}:{len(state.history)}")
+        return belief_search(
+            view_for(state, seat),
+            candidates,
+            seconds=think,
+            samples=samples,
+            cut=cut,
+            margin=margin,
+            rng=rng,
+        )
+
+    return decide
 
 
 # ------------------------------------------------------------------ RLCard's rule agent
@@ -213,27 +268,46 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500, help="deals per line (each played twice)")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--base", default="adbfde9", help="commit of the earlier bot")
-    parser.add_argument("--only", choices=("rlcard", "base", "autoplay"), action="append")
+    parser.add_argument(
+        "--only", choices=("rlcard", "base", "autoplay", "cheat", "belief"), action="append"
+    )
     parser.add_argument("--variants", default=",".join(VARIANT_KEYS))
+    parser.add_argument("--rollout", choices=("full", "quick"), default="full", help="cheat only")
+    parser.add_argument("--cut", type=int, default=2, help="tricks a quick rollout plays")
+    parser.add_argument("--think", type=float, default=0.1, help="belief: seconds a play")
+    parser.add_argument("--samples", type=int, default=60, help="belief: deals a play")
+    parser.add_argument("--margin", type=float, default=0.05, help="belief: gain to deviate")
     args = parser.parse_args()
     only = set(args.only or ("rlcard", "base", "autoplay"))
     keys = [k for k in args.variants.split(",") if k]
     base = frozen_bot(args.base)
-    opponents: list[tuple[str, Callable, tuple[str, ...]]] = []
+    against_base = lambda s, seat, _t: base(s, seat)  # noqa: E731
+    opponents: list[tuple[str, Policy, Callable, tuple[str, ...]]] = []
     if "rlcard" in only and "classic3" in keys:
         rl = RLCardRule()
-        opponents.append(("rlcard", rl.action, ("classic3",)))
+        opponents.append(("rlcard", bot_action, rl.action, ("classic3",)))
     if "base" in only:
-        opponents.append((f"base@{args.base}", lambda s, seat, _t: base(s, seat), tuple(keys)))
+        opponents.append((f"base@{args.base}", bot_action, against_base, tuple(keys)))
     if "autoplay" in only:
-        opponents.append(("autoplay", lambda s, seat, _t: autoplay_action(s, seat), tuple(keys)))
+        autoplay = lambda s, seat, _t: autoplay_action(s, seat)  # noqa: E731
+        opponents.append(("autoplay", bot_action, autoplay, tuple(keys)))
+    if "cheat" in only:
+        cheat = cheating_bot(args.rollout, args.cut)
+        name = f"cheat-{args.rollout}" + (f"{args.cut}" if args.rollout == "quick" else "")
+        opponents.append((name, cheat, against_base, tuple(keys)))
+    if "belief" in only:
+        searched = belief_bot(
+            think=args.think, samples=args.samples, cut=args.cut, margin=args.margin
+        )
+        name = f"belief-c{args.cut}-m{args.margin}"
+        opponents.append((name, searched, against_base, tuple(keys)))
     print(f"bot against opponents, {args.deals} mirrored deals per line (95% Wilson over games)")
-    for name, other, variant_keys in opponents:
+    for name, bot, other, variant_keys in opponents:
         for key in variant_keys:
             t0 = time.perf_counter()
             if name == "rlcard":
                 rl.np.random.seed(args.seed)  # its fallback picks at random
-            r = match(key, args.deals, args.seed, base, bot_action, other)
+            r = match(key, args.deals, args.seed, base, bot, other)
             print(_line(name, key, r, time.perf_counter() - t0), flush=True)
             if name == "rlcard" and rl.unreadable:
                 print(f"           (plays RLCard could not read: {rl.unreadable})")

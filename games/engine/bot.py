@@ -75,7 +75,7 @@ from games.engine.state import (
 from games.engine.variants import Variant
 from games.engine.views import view_for
 
-__all__ = ["bot_action"]
+__all__ = ["bot_action", "play_candidates", "rollout_policy"]
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,7 @@ def _search_applies(k: _Knowledge) -> bool:
     return k.view["teams"]["complete"] and max(k.counts) <= SEARCH_CARDS.get(k.variant.key, 0)
 
 
-def _rollout_policy(world: Rollout, seat: int) -> Action:
+def rollout_policy(world: Rollout, seat: int) -> Action:
     """The bot without the search, playing a seat of a sampled world whose teams are known:
     every seat's policy in the search's rollouts. Its knowledge is read off the world
     directly (building a view at every step cost most of a rollout's time); a revealed qq5
@@ -289,7 +289,14 @@ def _rollout_policy(world: Rollout, seat: int) -> Action:
     return _play(k)
 
 
-def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -> Action:
+def play_candidates(state: HandState, seat: int) -> list[Action]:
+    """The bot's own play for ``seat`` (which must be to play) first, then the other moves its
+    search weighs: what a bench's search chooses among, too."""
+    k = _knowledge(state, seat)
+    return _candidates(k, _play(k))
+
+
+def _candidates(k: _Knowledge, action: Action) -> list[Action]:
     ranks = ranks_of(k.hand)
     plays = {c.ranks: c for c in legal_plays(k.variant, ranks, k.top)}
     plan = planner_for(k.variant).plan(counts_of(ranks))
@@ -310,13 +317,18 @@ def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -
         a = _play_action(k, c)
         if a not in candidates:
             candidates.append(a)
+    return candidates
+
+
+def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -> Action:
+    candidates = _candidates(k, action)
     rng = random.Random(f"{k.seat}:{len(state.history)}:{k.hand}")
     return pimc(
         state,
         k.seat,
         k.view,
         candidates,
-        _rollout_policy,
+        rollout_policy,
         seconds=seconds,
         samples=SEARCH_SAMPLES,
         rng=rng,

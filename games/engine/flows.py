@@ -128,6 +128,10 @@ class Flow:
     hidden_partner: ClassVar[bool] = True
     # qq5: from the reveal on, the two landlords see each other's hands
     partners_see_hands: ClassVar[bool] = False
+    # copies of the marked identity the rules say the main landlord holds, beyond those shown
+    # (new5 calls an identity he holds twice, fenzhou5 one he holds): the rest are all in one
+    # hand, his own (a solo) or the hidden partner's (the bot's sampler reads it)
+    landlord_marked_copies: ClassVar[int] = 0
     # decision windows fixed by the rules, in seconds (new5 grab and partner: 10 s, §2.5)
     fixed_windows: ClassVar[dict[str, int]] = {}
     # 加倍 asked one seat after another, so a later double follows an earlier one (跟加倍)
@@ -418,6 +422,7 @@ class New5Flow(Flow):
     phase_acts = {PHASE_GRAB: GRAB, PHASE_PARTNER: PARTNER}
     fixed_windows = {PHASE_GRAB: 10, PHASE_PARTNER: 10}
     solo_reveal_copies = 1  # the circled copy is the first of the three he plays (CHOICE)
+    landlord_marked_copies = 2
 
     def start(self, state: HandState) -> HandState:
         state = replace(
@@ -720,6 +725,7 @@ FENZHOU_BONUS = {"bomb": 1, "chain_bomb": 3, "missile": 4, "multi_chain_bomb": 5
 class Fenzhou5Flow(Flow):
     phase_acts = {PHASE_CALL: CALL}
     solo_reveal_copies = 2
+    landlord_marked_copies = 1
 
     def start(self, state: HandState) -> HandState:
         landlord = state.deal.landlord_seat

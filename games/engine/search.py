@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,7 +32,7 @@ from games.engine.errors import IllegalAction
 from games.engine.state import Action, HandState, remove_cards
 from games.engine.variants import Variant
 
-__all__ = ["Rollout", "determinise", "pimc"]
+__all__ = ["Rollout", "best_of_worlds", "determinise", "pimc"]
 
 Policy = Callable[["Rollout", int], Action]
 
@@ -171,15 +171,29 @@ def pimc(
 ) -> Action:
     """The candidate (the first is the caller's own choice) that wins the most sampled deals
     when every seat then plays ``policy``."""
+    worlds = (determinise(state, seat, view, rng) for _ in range(samples))
+    return best_of_worlds(worlds, seat, candidates, policy, seconds=seconds)
+
+
+def best_of_worlds(
+    worlds: Iterable[HandState | None],
+    seat: int,
+    candidates: Sequence[Action],
+    policy: Policy,
+    *,
+    seconds: float,
+) -> Action:
+    """The candidate that wins the most of ``worlds`` (played out with ``policy``), drawn
+    until the clock or the worlds run out or one is None; a tie keeps the earlier candidate.
+    A bench gives it the true state alone to measure the search's ceiling."""
     if len(candidates) < 2:
         return candidates[0]
     deadline = time.perf_counter() + seconds
     wins = [0] * len(candidates)
-    limit = 4 * sum(view["hand_counts"]) + 8 * state.seats
-    for _ in range(samples):
-        world = determinise(state, seat, view, rng)
+    for world in worlds:
         if world is None:
             break
+        limit = 4 * sum(len(h) for h in world.hands) + 8 * world.seats
         won = []
         for action in candidates:
             if time.perf_counter() >= deadline:

@@ -52,7 +52,14 @@ from games.engine.state import (
 )
 from games.engine.variants import find_variant
 
-__all__ = ["COUNTER_RANKS", "REPORT_AT", "public_view", "unseen_counts", "view_for"]
+__all__ = [
+    "COUNTER_RANKS",
+    "REPORT_AT",
+    "known_holdings",
+    "public_view",
+    "unseen_counts",
+    "view_for",
+]
 
 # 报牌 (docs/rules.md §2.6): a hand of this many cards or fewer is announced, in every variant.
 # Display only: every hand's count is public anyway, and no rule depends on it.
@@ -268,6 +275,42 @@ def _held_surely(shown: Counter[int], played: Iterable[int]) -> Counter[int]:
     return shown - Counter(played)
 
 
+def known_holdings(view: dict[str, Any]) -> dict[int, Counter[int]]:
+    """The cards a view shows in other seats' hands that they must still hold, per seat: a
+    partner's (qq5) or a 明牌 hand whole, and what the rules once showed less what its holder
+    has played since (the public bottom at the landlord, the face-up card at its holder, the
+    pairs and triples a new5 grab showed). Reads the view only."""
+    me = view["seat"]
+    played_by: dict[int, list[int]] = {}
+    for p in view.get("plays") or []:
+        played_by.setdefault(p["seat"], []).extend(_codes(p["cards"]))
+    shown: dict[int, Counter[int]] = {}
+    exact: dict[int, str] = {}
+    landlord = view.get("landlord")
+    if view.get("shown_hand") is not None and landlord is not None and landlord != me:
+        exact[landlord] = view["shown_hand"]
+    if view.get("partner_hand") is not None:
+        side = (view.get("teams") or {}).get("landlord") or []
+        exact.update((s, view["partner_hand"]) for s in side if s != me)
+    if view.get("bottom") and landlord is not None:  # shown once the landlord took it
+        shown.setdefault(landlord, Counter()).update(_codes(view["bottom"]))
+    face_up = view.get("face_up")
+    if face_up is not None:
+        shown.setdefault(face_up["seat"], Counter()).update(_codes(face_up["card"]))
+    grabbed: Counter[tuple[int, int]] = Counter(
+        (g["seat"], code) for g in view.get("grabs") or [] for code in _codes(g["card"])
+    )
+    for (seat, code), grabs in grabbed.items():
+        # a grab shows a pair of the identity, a second grab with it the third copy
+        group = shown.setdefault(seat, Counter())
+        group[code] = max(group[code], grabs + 1)
+    out = {seat: Counter(_codes(text)) for seat, text in exact.items()}
+    for seat, cards in shown.items():
+        if seat != me and seat not in exact:
+            out[seat] = _held_surely(cards, played_by.get(seat, ()))
+    return out
+
+
 def unseen_counts(view: dict[str, Any]) -> list[int]:
     """记牌器: for each rank of ``COUNTER_RANKS``, the copies the view's seat has not seen: the
     variant's decks, minus its own hand, every card played, and the cards the rules have
@@ -278,43 +321,17 @@ def unseen_counts(view: dict[str, Any]) -> list[int]:
     can only count what the seat may know."""
     me = view["seat"]
     variant = find_variant(view["variant"], **view["options"])
-    plays = view.get("plays") or []
-    played_by: dict[int, list[int]] = {}
     seen: Counter[int] = Counter(_codes(view.get("hand")))
-    for p in plays:
-        cards = _codes(p["cards"])
-        seen.update(cards)
-        played_by.setdefault(p["seat"], []).extend(cards)
+    for p in view.get("plays") or []:
+        seen.update(_codes(p["cards"]))
     if view.get("final_hands"):
         for seat, text in enumerate(view["final_hands"]):
             if seat != me:
                 seen.update(_codes(text))
     else:
-        shown: dict[int, Counter[int]] = {}
-        exact: dict[int, str] = {}
-        landlord = view.get("landlord")
-        if view.get("shown_hand") is not None and landlord is not None and landlord != me:
-            exact[landlord] = view["shown_hand"]
-        if view.get("partner_hand") is not None:
-            side = (view.get("teams") or {}).get("landlord") or []
-            exact.update((s, view["partner_hand"]) for s in side if s != me)
-        if view.get("bottom") and landlord is not None:  # shown once the landlord took it
-            shown.setdefault(landlord, Counter()).update(_codes(view["bottom"]))
-        face_up = view.get("face_up")
-        if face_up is not None:
-            shown.setdefault(face_up["seat"], Counter()).update(_codes(face_up["card"]))
-        grabbed: Counter[tuple[int, int]] = Counter(
-            (g["seat"], code) for g in view.get("grabs") or [] for code in _codes(g["card"])
-        )
-        for (seat, code), grabs in grabbed.items():
-            # a grab shows a pair of the identity, a second grab with it the third copy
-            group = shown.setdefault(seat, Counter())
-            group[code] = max(group[code], grabs + 1)
-        for text in exact.values():
-            seen.update(_codes(text))
-        for seat, once_shown in shown.items():
-            if seat != me and seat not in exact:
-                seen.update(_held_surely(once_shown, played_by.get(seat, ())))
+        for seat, cards in known_holdings(view).items():
+            if seat != me:
+                seen.update(cards.elements())
     by_rank = Counter(ranks_of(seen.elements()))
     per_rank = {r: variant.decks * (1 if r >= SJ else 4) for r in COUNTER_RANKS}
     return [per_rank[r] - by_rank[r] for r in COUNTER_RANKS]

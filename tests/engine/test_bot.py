@@ -3,6 +3,7 @@ the end on its own, decides only from what its seat may know, and beats 托管."
 
 from __future__ import annotations
 
+import math
 import random
 from contextlib import contextmanager
 from dataclasses import replace
@@ -13,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engine import bot as bot_module
-from games.engine.bot import bot_action
+from games.engine.beliefs import belief_of, draw
+from games.engine.bot import bot_action, play_candidates
 from games.engine.dealing import deal
 from games.engine.hand import (
     apply,
@@ -22,7 +24,10 @@ from games.engine.hand import (
     start_hand,
     waiting_seats,
 )
+from games.engine.rollouts import quick_best
+from games.engine.search import determinise
 from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PHASE_PLAY, HandState
+from games.engine.table_search import belief_scores
 from games.engine.variants import find_variant
 from games.engine.views import view_for
 from tests.engine.hand_helpers import VARIANT_KEYS, play_random_hand
@@ -278,6 +283,53 @@ class BotInformationTests:
         assert other is not None
         assert other.hands[state.turn] == state.hands[state.turn]
         assert other.hands != state.hands
+
+
+class SamplerInformationTests:
+    """The search's samplers and the cheap rollouts' evaluation read only what the seat may
+    know: two states that differ only in cards the seat cannot see give the same deals, the
+    same weights and the same choice."""
+
+    @pytest.mark.parametrize("variant_key", ["qq5", "new5", "fenzhou5"])
+    @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(seed=st.integers(0, 10**9))
+    def test_samples_and_their_scores_ignore_other_seats_hidden_cards(self, variant_key, seed):
+        rng = random.Random(seed)
+        compared = []
+
+        def each_state(state: HandState) -> None:
+            if state.finished or state.phase != PHASE_PLAY or len(compared) >= 12:
+                return
+            seat = state.turn
+            other = _swap_hidden(state, seat, rng)
+            if other is None:
+                return
+            views = [view_for(s, seat) for s in (state, other)]
+            beliefs = [belief_of(view) for view in views]
+            assert beliefs[0] == beliefs[1]
+            if beliefs[0] is not None:
+                drawn = [draw(beliefs[0], random.Random(3)), draw(beliefs[1], random.Random(3))]
+                assert drawn[0] == drawn[1]
+            worlds = [
+                [determinise(s, seat, view, random.Random(i)) for i in range(2)]
+                for s, view in zip((state, other), views, strict=True)
+            ]
+            assert [w.hands for w in worlds[0] if w] == [w.hands for w in worlds[1] if w]
+            candidates = play_candidates(state, seat)
+            assert candidates == play_candidates(other, seat)
+            picks = [quick_best(w, seat, candidates, seconds=math.inf, cut=2) for w in worlds]
+            assert picks[0] == picks[1]
+            searched = [
+                belief_scores(
+                    view, candidates, seconds=math.inf, samples=2, cut=2, rng=random.Random(4)
+                )
+                for view in views
+            ]
+            assert searched[0] == searched[1]
+            compared.append(seat)
+
+        play_random_hand(variant_key, f"sampler-hidden-{seed}", rng, each_state=each_state)
+        assert compared
 
 
 # --------------------------------------------------------------------------- strength

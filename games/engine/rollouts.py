@@ -1,0 +1,492 @@
+"""Cheap rollouts for the bot's search (issue #36, step 2): compact hands, a light policy on
+the planner's cached decompositions, rollouts cut after a trick or two and scored by an
+evaluation of the position.
+
+The search of ``games.engine.search`` plays every candidate to the end of the hand with the
+whole bot in every seat: in the five-seat variants one rollout costs about as much as the
+bot's own decision, so its 60 ms budget holds one to three sampled deals. Here:
+
+* A hand is one integer: the count of each rank in ``RANK_BITS`` bits (``pack`` /
+  ``unpack``). Playing is a subtraction, and the integer is the key of every cache.
+* Every seat of a rollout plays the planner's decomposition of its hand (cached per hand,
+  ``hand_plan``): it leads the planned play that is hardest to get rid of, answers an
+  opponent with the weakest planned play that beats him (a control card or a bomb only
+  when he is close to going out), and leaves a partner's trick alone.
+* A rollout stops after ``cut`` tricks (or when a seat goes out) and the position is scored
+  by ``landlord_chance``: a hand-written evaluation over each hand's features
+  (``HandFeatures``: the plays its plan needs to empty it, the plan's price, control cards,
+  bombs, cards left), the side's best-placed seat, and who leads.
+
+Cut early, the hand-written evaluation misleads the search (bench/README.md, "Five-seat round
+5"): until a learned one (issue #36, step 4), a search should play to the end (a large
+``cut``), which costs about twice as much.
+
+The rollout reads the sampled world it is given, and nothing else: the sampler decides what
+the seat may know (``games.engine.search.determinise``, ``games.engine.beliefs``).
+Pure and standard library only, like the rest of the engine.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from games.engine.cards import BJ, RANK_TWO, ranks_of
+from games.engine.combos import Combo, reading_to_follow, reading_to_lead
+from games.engine.planning import Plan, Planner, planner_for
+from games.engine.state import Action, HandState
+from games.engine.variants import Variant
+
+__all__ = [
+    "RANK_BITS",
+    "HandFeatures",
+    "QuickWorld",
+    "Scores",
+    "clear_caches",
+    "features",
+    "hand_plan",
+    "landlord_chance",
+    "pack",
+    "pack_ranks",
+    "planned_answer",
+    "quick_best",
+    "quick_move",
+    "quick_rollout",
+    "quick_scores",
+    "rank_list",
+    "remove_ranks",
+    "unpack",
+]
+
+RANKS = 18  # counts are indexed by rank value, 3..17, like planning's
+RANK_BITS = 4  # up to 15 copies of a rank (three decks hold 12)
+_MASK = (1 << RANK_BITS) - 1
+
+# Leading: a planned play's price plus this much per card: the weakest and longest first.
+LEAD_LENGTH_BONUS = 0.2
+# An opponent holding this many cards or fewer is answered with control cards (2s, jokers).
+CONTROL_DANGER = 8
+# An opponent holding this many cards or fewer is bombed when no plain answer is planned.
+BOMB_DANGER = 5
+# The evaluation: a seat's distance to going out is its plan's price plus CARD_WEIGHT per card
+# left, less CONTROL_WEIGHT per control card and LEAD_BONUS when it leads; each side counts
+# its nearest seat, and the difference is read through a logistic of slope CHANCE_SLOPE.
+CARD_WEIGHT = 0.05
+CONTROL_WEIGHT = 0.1
+LEAD_BONUS = 0.6
+CHANCE_SLOPE = 1.5
+
+
+# --------------------------------------------------------------------------- compact hands
+def pack(counts: Sequence[int]) -> int:
+    """A hand given as counts per rank (index = rank value) as one integer."""
+    hand = 0
+    for rank, n in enumerate(counts):
+        if not 0 <= n <= _MASK:
+            raise ValueError(f"{n} copies of rank {rank} do not fit in {RANK_BITS} bits")
+        hand |= n << (RANK_BITS * rank)
+    return hand
+
+
+def pack_ranks(ranks: Iterable[int]) -> int:
+    """A hand given as rank values (repeated for copies) as one integer."""
+    counts = [0] * RANKS
+    for r in ranks:
+        counts[r] += 1
+    return pack(counts)
+
+
+def unpack(hand: int) -> tuple[int, ...]:
+    """The counts per rank (length 18, index = rank value) of a packed hand."""
+    return tuple((hand >> (RANK_BITS * r)) & _MASK for r in range(RANKS))
+
+
+@lru_cache(maxsize=1 << 15)
+def rank_list(hand: int) -> tuple[int, ...]:
+    """The rank values of a packed hand, ascending, repeated for copies."""
+    return tuple(r for r, n in enumerate(unpack(hand)) for _ in range(n))
+
+
+def remove_ranks(hand: int, ranks: Iterable[int]) -> int:
+    """The packed hand without ``ranks``; ValueError when it does not hold them."""
+    for r in ranks:
+        if not (hand >> (RANK_BITS * r)) & _MASK:
+            raise ValueError(f"rank {r} is not in the hand")
+        hand -= 1 << (RANK_BITS * r)
+    return hand
+
+
+# Plans per (planner, packed hand); emptied when full (a bound, not an eviction policy).
+_PLANS: dict[tuple[Planner, int], Plan] = {}
+PLAN_CACHE_SIZE = 1 << 16
+# The planner's budget (chain choices tried) for a rollout's hands: a twelfth of the bot's
+# own; planning new hands is most of a cold rollout's time (bench/rollout_rate.py).
+PLAN_BUDGET = 25
+
+
+def hand_plan(planner: Planner, hand: int) -> Plan:
+    """The planner's decomposition of a packed hand, cached per hand: the planner's own, or
+    for a hand a rollout reached by playing a planned group, the rest of the plan it came
+    from (``_plan_after``), whichever the process met first. So a score may depend on the
+    hands the process has met before, the same for the same calls in the same order, never
+    on cards the searching seat cannot see."""
+    plan = _PLANS.get((planner, hand))
+    if plan is None:
+        if len(_PLANS) >= PLAN_CACHE_SIZE:
+            _PLANS.clear()
+        plan = _PLANS[(planner, hand)] = planner.plan(unpack(hand), PLAN_BUDGET)
+    return plan
+
+
+def _plan_after(planner: Planner, hand: int, ranks: tuple[int, ...], rest: int) -> None:
+    """Once a hand plays one of its planned groups, the rest of its plan is a plan of what
+    is left: cached for it (unless one is known), so a rollout rarely plans from scratch."""
+    if (planner, rest) in _PLANS:
+        return
+    plan = _PLANS.get((planner, hand))
+    if plan is None:
+        return
+    for i, g in enumerate(plan.groups):
+        if g.ranks == ranks:
+            groups = plan.groups[:i] + plan.groups[i + 1 :]
+            _PLANS[(planner, rest)] = Plan(plan.price - g.price, groups)
+            return
+
+
+def clear_caches() -> None:
+    """Forget every cached plan, answer and feature (benchmarks measure a cold start)."""
+    _PLANS.clear()
+    for cached in (rank_list, features, _lead_choice, _answers):
+        cached.cache_clear()
+
+
+# --------------------------------------------------------------------------- evaluation
+@dataclass(frozen=True, slots=True)
+class HandFeatures:
+    """What the evaluation reads of one hand (a learned evaluation would read the same)."""
+
+    plays: int  # the plays its plan needs to empty it
+    price: float  # the plan's price (fewer, stronger plays are cheaper; bombs below zero)
+    controls: int  # 2s and jokers
+    bombs: int  # planned bombs
+    cards: int
+
+
+@lru_cache(maxsize=1 << 15)
+def features(planner: Planner, hand: int) -> HandFeatures:
+    plan = hand_plan(planner, hand)
+    counts = unpack(hand)
+    return HandFeatures(
+        plays=plan.plays,
+        price=plan.price,
+        controls=sum(counts[RANK_TWO : BJ + 1]),
+        bombs=sum(1 for g in plan.groups if g.is_bomb),
+        cards=sum(counts),
+    )
+
+
+def _distance(f: HandFeatures, leads: bool) -> float:
+    if f.cards == 0:
+        return -math.inf
+    d = f.price + CARD_WEIGHT * f.cards - CONTROL_WEIGHT * f.controls
+    return d - LEAD_BONUS if leads else d
+
+
+def landlord_chance(
+    planner: Planner, hands: Sequence[int], landlord_side: frozenset[int], leader: int | None
+) -> float:
+    """How likely the landlord side is to win from these packed hands, ``leader`` to lead
+    (None: a trick is open): 1 or 0 once a seat is out, else a logistic of how much nearer
+    to going out the landlord side's best seat is than the farmers' best."""
+    near = {True: math.inf, False: math.inf}
+    for seat, hand in enumerate(hands):
+        side = seat in landlord_side
+        near[side] = min(near[side], _distance(features(planner, hand), seat == leader))
+    if near[True] == -math.inf:
+        return 1.0
+    if near[False] == -math.inf:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-CHANCE_SLOPE * (near[False] - near[True])))
+
+
+# --------------------------------------------------------------------------- rollouts
+@dataclass(slots=True)
+class QuickWorld:
+    """A sampled hand's play phase on packed hands: the scratch state of one rollout (mutated
+    in place, never seen outside it)."""
+
+    variant: Variant
+    planner: Planner
+    hands: list[int]
+    sizes: list[int]
+    landlord_side: frozenset[int]
+    turn: int
+    top: Combo | None
+    top_seat: int | None
+    passes: int
+    tricks: int  # tricks closed since the rollout began
+
+    @classmethod
+    def of(cls, state: HandState) -> QuickWorld:
+        """A world of a whole (sampled) state."""
+        assert state.turn is not None
+        return cls.of_hands(
+            state.variant,
+            state.hands,
+            frozenset(state.landlord_side()),
+            turn=state.turn,
+            top=state.top.combo if state.top is not None else None,
+            top_seat=state.top.seat if state.top is not None else None,
+        )
+
+    @classmethod
+    def of_hands(
+        cls,
+        variant: Variant,
+        hands: Sequence[Sequence[int]],
+        landlord_side: frozenset[int],
+        *,
+        turn: int,
+        top: Combo | None,
+        top_seat: int | None,
+    ) -> QuickWorld:
+        """A world of sampled hands (card codes per seat) at a public position: ``turn`` to
+        act on ``top`` played by ``top_seat`` (None: leading), every seat in between passed."""
+        n = variant.seats
+        return cls(
+            variant=variant,
+            planner=planner_for(variant),
+            hands=[pack_ranks(ranks_of(h)) for h in hands],
+            sizes=[len(h) for h in hands],
+            landlord_side=landlord_side,
+            turn=turn,
+            top=top,
+            top_seat=top_seat,
+            passes=0 if top_seat is None else (turn - top_seat - 1) % n,
+            tricks=0,
+        )
+
+    def copy(self) -> QuickWorld:
+        return QuickWorld(
+            variant=self.variant,
+            planner=self.planner,
+            hands=list(self.hands),
+            sizes=list(self.sizes),
+            landlord_side=self.landlord_side,
+            turn=self.turn,
+            top=self.top,
+            top_seat=self.top_seat,
+            passes=self.passes,
+            tricks=self.tricks,
+        )
+
+    def step(self, play: Combo | None) -> bool | None:
+        """The seat to act plays ``play`` (None passes, a reading the policy checked); the
+        winner side (True: the landlord's) when that ends the hand."""
+        seat = self.turn
+        n = self.variant.seats
+        if play is None:
+            self.passes += 1
+            if self.passes == n - 1:  # nobody is out yet: the first seat out ends the hand
+                assert self.top_seat is not None
+                self.top, self.passes, self.turn = None, 0, self.top_seat
+                self.tricks += 1
+            else:
+                self.turn = (seat + 1) % n
+            return None
+        rest = remove_ranks(self.hands[seat], play.ranks)
+        _plan_after(self.planner, self.hands[seat], play.ranks, rest)
+        self.hands[seat] = rest
+        self.sizes[seat] -= len(play.ranks)
+        if not self.sizes[seat]:
+            return seat in self.landlord_side
+        self.top, self.top_seat, self.passes, self.turn = play, seat, 0, (seat + 1) % n
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Answers:
+    """A packed hand's planned answers to one top play."""
+
+    out: Combo | None  # the whole hand, going out
+    plain: Combo | None  # the weakest planned answer below the control cards
+    control: Combo | None  # the weakest planned answer, control cards included
+    bomb: Combo | None  # the weakest planned bomb that beats it
+
+
+@lru_cache(maxsize=1 << 15)
+def _lead_choice(planner: Planner, hand: int) -> Combo:
+    """The light policy's lead: the whole hand when it is one play, else the planned play
+    dearest to get rid of (the longest and weakest), bombs last."""
+    v = planner.v
+    ranks = rank_list(hand)
+    whole = reading_to_lead(v, ranks, final=True)
+    if whole is not None:
+        return whole
+    best: tuple[tuple[bool, float, int], Combo] | None = None
+    for g in hand_plan(planner, hand).groups:
+        combo = reading_to_lead(v, g.ranks, final=len(g.ranks) == len(ranks))
+        if combo is None:
+            continue
+        order = (not g.is_bomb, g.price + LEAD_LENGTH_BONUS * len(g.ranks), -combo.key)
+        if best is None or order > best[0]:
+            best = (order, combo)
+    if best is not None:
+        return best[1]
+    lowest = reading_to_lead(v, ranks[:1])
+    assert lowest is not None  # a single always leads
+    return lowest
+
+
+@lru_cache(maxsize=1 << 16)
+def _answers(planner: Planner, hand: int, top: Combo) -> _Answers:
+    v = planner.v
+    ranks = rank_list(hand)
+    plain = control = bomb = None
+    for g in hand_plan(planner, hand).groups:
+        combo = reading_to_follow(v, g.ranks, top, final=len(g.ranks) == len(ranks))
+        if combo is None:
+            continue
+        if combo.is_bomb:
+            if bomb is None or (combo.bomb_power or ()) < (bomb.bomb_power or ()):
+                bomb = combo
+            continue
+        if control is None or combo.key < control.key:
+            control = combo
+        if g.key < RANK_TWO and (plain is None or combo.key < plain.key):
+            plain = combo
+    out = reading_to_follow(v, ranks, top, final=True)
+    return _Answers(out=out, plain=plain, control=control, bomb=bomb)
+
+
+def planned_answer(planner: Planner, hand: int, top: Combo) -> Combo | None:
+    """The weakest play of a packed hand's plan, below the control cards and no bomb, that
+    beats ``top``: what the light policy answers a rival with (the beliefs read a pass with
+    one as unlikely)."""
+    return _answers(planner, hand, top).plain
+
+
+def quick_move(world: QuickWorld, seat: int) -> Combo | None:
+    """The light policy's play for ``seat`` (None: a pass), from its planned hand: going out
+    when it can, leaving a partner's trick alone, else the weakest planned answer (control
+    cards and bombs only against an opponent close to going out)."""
+    hand = world.hands[seat]
+    top = world.top
+    if top is None:
+        return _lead_choice(world.planner, hand)
+    assert world.top_seat is not None
+    answers = _answers(world.planner, hand, top)
+    if answers.out is not None:
+        return answers.out
+    if (world.top_seat in world.landlord_side) == (seat in world.landlord_side):
+        return None
+    danger = world.sizes[world.top_seat]
+    if danger <= CONTROL_DANGER and answers.control is not None:
+        return answers.control
+    if answers.plain is not None:
+        return answers.plain
+    if danger <= BOMB_DANGER:
+        return answers.bomb
+    return None
+
+
+def _candidate_reading(world: QuickWorld, action: Action) -> Combo | None:
+    ranks = tuple(sorted(ranks_of(action.cards or ())))
+    if not ranks:
+        return None
+    final = len(ranks) == world.sizes[world.turn]
+    if world.top is None:
+        return reading_to_lead(world.variant, ranks, final=final)
+    return reading_to_follow(world.variant, ranks, world.top, final=final)
+
+
+def quick_rollout(start: QuickWorld, first: Action, seat: int, *, cut: int) -> float:
+    """``seat``'s side's chance of winning ``start`` (a sampled world, ``seat`` to play) after
+    it plays ``first`` and every seat then plays ``quick_move`` for ``cut`` tricks."""
+    world = start.copy()
+    mine = seat in world.landlord_side
+    play = _candidate_reading(world, first)
+    if first.cards and play is None:
+        raise ValueError(f"{first} does not play in this world")
+    done = world.step(play)
+    limit = 4 * sum(world.sizes) + 8 * world.variant.seats
+    for _ in range(limit):
+        if done is not None or world.tricks >= cut:
+            break
+        done = world.step(quick_move(world, world.turn))
+    if done is not None:
+        return 1.0 if done == mine else 0.0
+    leader = world.turn if world.top is None else None
+    chance = landlord_chance(world.planner, world.hands, world.landlord_side, leader)
+    return chance if mine else 1.0 - chance
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """The candidates' weighted mean chances of winning over the sampled deals scored."""
+
+    candidates: tuple[Action, ...]
+    means: tuple[float, ...]
+    deals: int
+
+    def best(self, margin: float = 0.0) -> Action:
+        """The best candidate, but the first (the caller's own choice) unless another beats
+        it by more than ``margin``; a tie keeps the earlier one."""
+        i = max(range(len(self.candidates)), key=lambda j: (self.means[j], -j))
+        if self.means[i] - self.means[0] > margin:
+            return self.candidates[i]
+        return self.candidates[0]
+
+
+def quick_scores(
+    worlds: Iterable[tuple[QuickWorld, float] | None],
+    seat: int,
+    candidates: Sequence[Action],
+    *,
+    seconds: float,
+    cut: int,
+) -> Scores:
+    """Every candidate scored on the weighted ``worlds`` (drawn until the clock or the worlds
+    run out or one is None; a deal the clock cut before every candidate was scored on it
+    does not count)."""
+    if len(candidates) < 2:
+        return Scores(tuple(candidates), (0.0,) * len(candidates), 0)
+    deadline = time.perf_counter() + seconds
+    totals = [0.0] * len(candidates)
+    weight = 0.0
+    deals = 0
+    for drawn in worlds:
+        if drawn is None:
+            break
+        start, w = drawn
+        scores = []
+        for action in candidates:
+            if time.perf_counter() >= deadline:
+                break
+            scores.append(quick_rollout(start, action, seat, cut=cut))
+        if len(scores) < len(candidates):
+            break
+        deals += 1
+        weight += w
+        for i, score in enumerate(scores):
+            totals[i] += w * score
+    means = tuple(t / weight for t in totals) if weight > 0 else (0.0,) * len(candidates)
+    return Scores(tuple(candidates), means, deals)
+
+
+def quick_best(
+    worlds: Iterable[HandState | None],
+    seat: int,
+    candidates: Sequence[Action],
+    *,
+    seconds: float,
+    cut: int,
+) -> tuple[Action, int]:
+    """The candidate with the best mean chance over the (unweighted) sampled states, and
+    how many deals were scored."""
+    drawn = ((QuickWorld.of(w), 1.0) if w is not None else None for w in worlds)
+    scores = quick_scores(drawn, seat, candidates, seconds=seconds, cut=cut)
+    return scores.best(), scores.deals
