@@ -8,4 +8,4 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Players and beans")
 
     def ready(self) -> None:
-        from accounts import signals  # noqa: F401  (connects the allauth signup grant)
+        from accounts import signals  # noqa: F401  (connects the title ladder's cache drop)

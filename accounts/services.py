@@ -91,6 +91,13 @@ def beans_grant(
     return entry
 
 
+def user_signed_up(*, user: User) -> None:
+    """What a new account gets: the sign-up grant (settings.DDZ_SIGNUP_GRANT; none for a bot or
+    when the grant is 0). Called by the sign-up form's adapter once the user is saved."""
+    if settings.DDZ_SIGNUP_GRANT > 0 and not user.is_bot:
+        beans_grant(user=user, amount=settings.DDZ_SIGNUP_GRANT)
+
+
 @transaction.atomic
 def beans_adjust(*, user: User, delta: int, reason: str, actor: User) -> BeanEntry:
     """An operator's correction, up or down; the reason text is required and kept."""

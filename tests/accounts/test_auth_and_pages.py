@@ -234,3 +234,11 @@ def test_every_page_has_an_icon(client) -> None:
     response = client.get("/favicon.ico")
     assert response.status_code == 301 and response["Location"] == icon.group(1)
     assert finders.find(icon.group(1).removeprefix("/static/"))
+
+
+def test_the_signup_grant_is_no_signal_receiver():
+    """The grant is the sign-up adapter's service call (docs/conventions.md §3: nothing writes
+    from signals), so allauth's user_signed_up has no receiver of ours."""
+    from allauth.account.signals import user_signed_up
+
+    assert not user_signed_up.has_listeners(User)
