@@ -20,7 +20,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from competitions import prizes
-from games.engine.variants import find_variant
+from games.engine import find_variant
 
 
 class Format(models.TextChoices):

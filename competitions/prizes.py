@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from games.engine.beans import largest_remainder
+from games.engine import largest_remainder
 
 _BAND = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*:\s*(\d+)\s*%?\s*$")
 

@@ -22,8 +22,7 @@ from accounts.models import User
 from competitions import arena, broadcast, duplicate, schedule, selectors, services
 from competitions.models import Board, Entry, Event, Format, Game, Schedule
 from games.api import ActionRejected, Hand, Seat, hand_state, table_deal_for
-from games.engine.dealing import new_seed, seed_commitment
-from games.engine.variants import find_variant
+from games.engine import find_variant, new_seed, seed_commitment
 
 logger = logging.getLogger(__name__)
 

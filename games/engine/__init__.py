@@ -4,7 +4,7 @@ Public API (docs/rules.md §2–§6, §8): card notation, the variant registry, 
 the beat relation, typed errors. Other engine modules add their names below.
 """
 
-from games.engine.beans import RoomStakes
+from games.engine.beans import RoomStakes, largest_remainder
 from games.engine.bot import bot_action
 from games.engine.cards import (
     BJ,
@@ -103,6 +103,7 @@ __all__ = [
     "format_cards",
     "format_ranks",
     "hand_record",
+    "largest_remainder",
     "legal_actions",
     "new_seed",
     "next_landlord_seat",

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from club.services import ratings_recompute
-from games.engine.variants import VARIANTS
+from games.engine import VARIANTS
 
 
 class _Undo(Exception):
