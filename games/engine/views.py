@@ -258,7 +258,9 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
 COUNTER_RANKS = tuple(range(RANK_THREE, BJ + 1))
 
 
+@lru_cache(maxsize=8192)
 def _codes(text: str | None) -> tuple[int, ...]:
+    # every view of every push counts the whole hand's plays again: parse each text once
     return parse_cards(text) if text else ()
 
 
