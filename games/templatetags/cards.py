@@ -1,5 +1,6 @@
-"""``{% card face "xs" %}``, ``{% cards faces "xs" %}`` and ``{% hand_buttons cards can_play %}``:
-card faces written by Python rather than by a partial.
+"""``{% card face "xs" %}``, ``{% cards faces "xs" %}``, ``{% hand_buttons cards can_play %}``
+and ``{% counter_rows counter %}``: card faces and the 记牌器's cells written by Python rather
+than by a partial.
 
 As a partial, each face of a push's last plays, trick and bottom cost 40 µs to look up in the
 rendering memo (85 µs to render), and a seat's hand, a template loop over its 24 cards, took
@@ -23,6 +24,7 @@ register = template.Library()
 
 _faces: dict[tuple[str, str, str], str] = {}
 _buttons: dict[tuple[str, str, str, bool, bool], str] = {}
+_NONE = ' class="none"'
 
 
 def _classes(face: dict[str, Any]) -> str:
@@ -92,3 +94,14 @@ def hand_buttons(cards: list[dict[str, Any]], selectable: bool) -> SafeString:
     first takes the keyboard focus, and a hand that may not play now is locked."""
     buttons = [_button(face, first=i == 0, selectable=selectable) for i, face in enumerate(cards)]
     return mark_safe("".join(buttons))  # every value in them is escaped
+
+
+@register.simple_tag
+@pure_tag
+def counter_rows(counter: list[dict[str, Any]]) -> SafeString:
+    """The 记牌器's two rows (labels.counter_columns): each rank, then the copies still unseen
+    (a rank with none left marked ``none``). Two template loops over its 15 ranks cost more than
+    the rest of the region, which changes with nearly every play."""
+    ranks = "".join([f'<th scope="col">{escape(c["rank"])}</th>' for c in counter])
+    left = "".join([f"<td{'' if c['left'] else _NONE}>{escape(c['left'])}</td>" for c in counter])
+    return mark_safe(f"<tr>{ranks}</tr>\n    <tr>{left}</tr>")  # every value in it is escaped
