@@ -31,11 +31,11 @@ from games.engine.cards import (
     BJ,
     RANK_THREE,
     SJ,
+    card_rank,
     format_card,
     format_cards,
     format_ranks,
     parse_cards,
-    ranks_of,
 )
 from games.engine.flows import StakeTerm, flow_for
 from games.engine.hand import legal_actions, waiting_seats
@@ -317,6 +317,8 @@ def unseen_counts(view: dict[str, Any]) -> list[int]:
         for seat, cards in shown.items():
             if seat != me and seat not in exact:
                 seen.update(_held_surely(cards, played_by.get(seat, ())))
-    by_rank = Counter(ranks_of(seen.elements()))
+    by_rank: Counter[int] = Counter()
+    for code, copies in seen.items():  # by identity: a push counts every view's cards
+        by_rank[card_rank(code)] += copies
     per_rank = {r: variant.decks * (1 if r >= SJ else 4) for r in COUNTER_RANKS}
     return [per_rank[r] - by_rank[r] for r in COUNTER_RANKS]
