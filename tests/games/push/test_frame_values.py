@@ -1,13 +1,17 @@
 """A push's frames are values (games/push/frames.py): each kind crosses the channel layer and
 comes back equal, in a form the Redis layer's msgpack takes, and each socket's consumer picks
-its own rendering from it."""
+its own rendering from it. What is no table state leaves as a bulletin after its commit."""
 
 from __future__ import annotations
 
 import msgpack
 import pytest
+from django.conf import settings
+from django.db import transaction
+from django.utils import translation
 
-from games.push import frames
+from games.push import deliver, frames, send
+from games.push.outbox import Bulletin
 
 SEAT = frames.SeatFrame(table_id=3, user_id=11, language="en", html="<p>mine</p>", started=1.5)
 PUBLIC = frames.PublicFrame(
@@ -62,3 +66,24 @@ def test_a_bulletin_skips_its_users_and_speaks_each_readers_language():
     assert BULLETIN.text_for(user_id=11, language="en") is None
     assert BULLETIN.text_for(user_id=30, language="en") == "<p>chat</p>"
     assert BULLETIN.text_for(user_id=None, language="zh-hans") == "<p>聊</p>"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bulletin_leaves_after_its_commit_in_every_language_and_never_after_a_rollback(
+    monkeypatch,
+):
+    sent: list = []
+    monkeypatch.setattr(send, "send_frames", sent.extend)
+    bulletin = Bulletin(
+        group=frames.public_group(5), render=translation.get_language, skip_users=(7,)
+    )
+    with transaction.atomic():
+        deliver.announce(bulletin)
+        assert sent == []
+    (frame,) = sent
+    assert frame.group == "table.5.public" and frame.skip_users == {7}
+    assert frame.html_by_language == {code: code for code, _name in settings.LANGUAGES}
+    with pytest.raises(RuntimeError), transaction.atomic():
+        deliver.announce(bulletin)
+        raise RuntimeError("rolled back")
+    assert len(sent) == 1
