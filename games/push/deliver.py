@@ -4,8 +4,9 @@ one push per table it touched.
 ``merge`` folds a table's events in the order they were recorded; ``deliver`` reads what the
 screens need once (a snapshot, games/reads/snapshot.py: from what the service handed over, or
 read whole), renders it through the screen modules, assembles each audience's frames and
-sends them. A push never fails the write it follows: an error is logged, and the pages heal
-by the next push or a resync.
+sends them; the outbox's bulletins (what is no table state) follow, each rendered in every
+language (``announce`` records one, outside a write too). A push never fails the write it
+follows: an error is logged, and the pages heal by the next push or a resync.
 """
 
 from __future__ import annotations
