@@ -12,7 +12,8 @@ process's CPU clock. ``--profile`` / ``--profile-service`` print the dearest fun
 
 Per action it also prints the region renderings made (memo misses: templates actually run) and
 the bytes each socket at the table is sent: five seats and ``--spectators`` spectators (a
-public frame as the consumer picks from it, whichever of the two frame formats the tree uses).
+public frame as the consumer picks from it, whichever of the frame formats the tree uses: the
+two dict formats, or the values of games/push/frames.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ def socket_bytes(frames: list, seated: dict[int, str], spectators: list[str]) ->
     user; a public frame to the spectators (its rendering in their language, and their own
     regions where the frame carries them apart) and, where it names the seated users'
     languages, to them too (its shared regions)."""
+    if frames and not isinstance(frames[0], tuple):  # frames as values (issue #37)
+        return sum(
+            len(text.encode())
+            for frame in frames
+            for user_id, language in [*seated.items(), *((None, s) for s in spectators)]
+            if getattr(frame, "user_id", user_id) == user_id
+            and (text := frame.text_for(user_id=user_id, language=language)) is not None
+        )
     total = 0
     for group, event in frames:
         if not group.endswith(".public"):

@@ -1,22 +1,15 @@
-"""Pushes of club life to a table's sockets: chat bubbles and the spectator count.
-
-They reuse the table's groups (games/push/frames.py): the public group reaches every socket of the
-table; a spectator's bubble names the seated users in ``skip_users`` so players never get it
-(the consumer drops an event that names its user)."""
+"""Club life at a table that is no state of it: chat bubbles and the spectator count, announced
+as bulletins (games.push.deliver.announce) to the table's public group, which reaches every
+socket of the table; a spectator's bubble skips the seated users, so players never get it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from django.conf import settings
 from django.template.loader import render_to_string
-from django.utils import translation
 
 from club import selectors
 from club.models import ChatMessage
 from club.phrases import EMOTES, phrase_text
-from games.api import EVENT_TYPE, Seat, public_group, send_frames
+from games.api import Bulletin, Seat, announce, public_group
 
 
 def chat_html(message: ChatMessage, *, oob: bool = True) -> str:
@@ -34,41 +27,28 @@ def chat_html(message: ChatMessage, *, oob: bool = True) -> str:
     )
 
 
-def in_every_language(render: Callable[[], str]) -> dict[str, Any]:
-    """A public event of ``render``'s html in each site language: each socket sends its
-    reader's (the consumer's ``table_html``), whoever's action caused it."""
-    by_language = {}
-    for code, _name in settings.LANGUAGES:
-        with translation.override(code):
-            by_language[code] = render()
-    return {
-        "type": EVENT_TYPE,
-        "html": by_language[settings.LANGUAGE_CODE],
-        "html_by_language": by_language,
-    }
-
-
-def chat_event(message: ChatMessage) -> tuple[str, dict[str, Any]]:
-    """(group, event) of one chat message."""
-    event = in_every_language(lambda: chat_html(message))
+def chat_bulletin(message: ChatMessage) -> Bulletin:
+    """The bubble of one chat message; a spectator's skips the seated users."""
+    skip: tuple[int, ...] = ()
     if message.seat is None:
         seated = Seat.objects.filter(table_id=message.table_id, user__isnull=False)
-        event["skip_users"] = list(seated.values_list("user_id", flat=True))
-    return public_group(message.table_id), event
-
-
-def chat_pushed(message: ChatMessage) -> None:
-    group, event = chat_event(message)
-    send_frames([(group, event)])
+        skip = tuple(seated.values_list("user_id", flat=True))
+    return Bulletin(
+        group=public_group(message.table_id),
+        render=lambda: chat_html(message),
+        skip_users=skip,
+    )
 
 
 def spectators_html(count: int) -> str:
     return render_to_string("club/spectators.html", {"count": count, "oob": True})
 
 
-def spectators_event(table_id: int) -> tuple[str, dict[str, Any]]:
+def spectators_bulletin(table_id: int) -> Bulletin:
     count = selectors.spectator_count(table_id=table_id)
-    return (
-        public_group(table_id),
-        in_every_language(lambda: spectators_html(count)),
-    )
+    return Bulletin(group=public_group(table_id), render=lambda: spectators_html(count))
+
+
+def spectators_changed(table_id: int) -> None:
+    """The table's sockets get its new spectator count (after the commit around this)."""
+    announce(spectators_bulletin(table_id))

@@ -19,7 +19,7 @@ from django.utils import formats, timezone, translation
 
 from accounts.models import User
 from accounts.selectors import title_for, title_ladder
-from club import selectors, skill
+from club import broadcast, selectors, skill
 from club.models import (
     ChatMessage,
     ConnectionRecord,
@@ -36,7 +36,17 @@ from club.models import (
 from club.phrases import phrase_text
 from club.skill import Game, Shape, Skill
 from ddz_site.addresses import client_address
-from games.api import ActionRejected, ErrorCode, Hand, HandPlayer, Seat, Table, hooks, table_leave
+from games.api import (
+    ActionRejected,
+    ErrorCode,
+    Hand,
+    HandPlayer,
+    Seat,
+    Table,
+    announce,
+    hooks,
+    table_leave,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -271,17 +281,8 @@ def chat_send(*, table_id: int, user: Any, key: str = "", text: str = "") -> Cha
         created_at=now,
     )
     message.user = user
-    transaction.on_commit(lambda: _push_chat(message))
+    announce(broadcast.chat_bulletin(message))
     return message
-
-
-def _push_chat(message: ChatMessage) -> None:
-    from club import broadcast
-
-    try:
-        broadcast.chat_pushed(message)
-    except Exception:  # a failed push never fails the write
-        logger.exception("chat push at table %s failed", message.table_id)
 
 
 # --------------------------------------------------------------------------- settings

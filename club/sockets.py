@@ -1,6 +1,7 @@
 """What the table consumer (games/live/consumers.py) hands to the club: socket opened and closed
 (the spectator count, the connection's address), sockets of a stopped process expired (the
-count again) and the ``chat`` intent. Transport glue only: the writes are club.services.
+count again) and the ``chat`` intent. Glue only: the writes are club.services, the pushes leave
+through games.push (club.broadcast).
 
 The spectators are counted from the sockets' leases (games.services.presence), which the
 consumer has recorded before a socket's opening comes here and deleted before its closing
@@ -15,40 +16,35 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from club import broadcast, selectors, services
-from games.api import send_frames
 
 logger = logging.getLogger(__name__)
 
 
-def _opened(table_id: int, user: Any, ip: str | None, seated: bool) -> tuple[str, dict] | None:
+def _opened(table_id: int, user: Any, ip: str | None, seated: bool) -> None:
     services.connection_record(table_id=table_id, user=user, ip=ip, seated=seated)
     if seated or selectors.spectator_sockets(table_id=table_id, user_id=user.pk) != 1:
-        return None  # a seated player, or another tab of a spectator: nothing to show
-    return broadcast.spectators_event(table_id)
+        return  # a seated player, or another tab of a spectator: nothing to show
+    broadcast.spectators_changed(table_id)
 
 
-def _closed(table_id: int, user: Any) -> tuple[str, dict] | None:
+def _closed(table_id: int, user: Any) -> None:
     if selectors.spectator_sockets(table_id=table_id, user_id=user.pk) != 0:
-        return None  # a seated player, or a spectator with another tab open
-    return broadcast.spectators_event(table_id)
+        return  # a seated player, or a spectator with another tab open
+    broadcast.spectators_changed(table_id)
 
 
 async def socket_opened(consumer: Any, *, seated: bool = False) -> None:
     """``seated``: the user holds a seat at the table (his socket is no spectator)."""
     try:
         ip = services.client_ip(consumer.scope)
-        push = await database_sync_to_async(_opened)(consumer.table_id, consumer.user, ip, seated)
-        if push is not None:
-            await consumer.channel_layer.group_send(*push)
+        await database_sync_to_async(_opened)(consumer.table_id, consumer.user, ip, seated)
     except Exception:  # presence is a nicety: never refuse a socket for it
         logger.exception("club: socket open at table %s", getattr(consumer, "table_id", "?"))
 
 
 async def socket_closed(consumer: Any) -> None:
     try:
-        push = await database_sync_to_async(_closed)(consumer.table_id, consumer.user)
-        if push is not None:
-            await consumer.channel_layer.group_send(*push)
+        await database_sync_to_async(_closed)(consumer.table_id, consumer.user)
     except Exception:
         logger.exception("club: socket close at table %s", getattr(consumer, "table_id", "?"))
 
@@ -58,7 +54,7 @@ def leases_expired(*, table_id: int, user_ids: Iterable[int]) -> None:
     the table's sockets get the new count when a spectator left with them."""
     try:
         if any(selectors.spectator_sockets(table_id=table_id, user_id=u) == 0 for u in user_ids):
-            send_frames([broadcast.spectators_event(table_id)])
+            broadcast.spectators_changed(table_id)
     except Exception:  # the sweep goes on: the count is a nicety
         logger.exception("club: spectators of table %s after its leases expired", table_id)
 

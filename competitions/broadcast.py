@@ -1,89 +1,58 @@
-"""Pushes of an event page after commit: the shared regions (head, standings, tables) once per
-language to everyone watching the event, a player's own region to him alone. The consumer
-only sends them (competitions.consumers)."""
+"""Pushes of an event page after commit, announced as bulletins (games.push.deliver.announce):
+the shared regions (head, standings, tables) to everyone watching the event, a player's own
+region to him alone, each rendered in every language by the push. The page's socket
+(competitions.consumers) only relays them."""
 
 from __future__ import annotations
 
-import logging
+import functools
 from collections.abc import Iterable
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.conf import settings
-from django.db import transaction
-from django.utils import translation
+from accounts.models import User
+from competitions import pages
+from competitions.models import Entry, Event
+from games.api import Bulletin, announce, page_group
 
-logger = logging.getLogger(__name__)
+PAGE = "event"
 
 
 def group(event_id: int) -> str:
-    return f"event-{event_id}"
+    return page_group(PAGE, event_id)
 
 
 def user_group(event_id: int, user_id: int) -> str:
-    return f"event-{event_id}-user-{user_id}"
-
-
-def languages() -> list[str]:
-    return [code for code, _name in settings.LANGUAGES]
+    return page_group(PAGE, event_id, user_id)
 
 
 def event_changed_on_commit(event_id: int, *, everyone: bool = False) -> None:
     """After commit: the shared regions; with ``everyone``, every entrant's own region too (the
     event started, ended or was cancelled)."""
-    transaction.on_commit(lambda: event_changed(event_id, everyone=everyone))
+    users = None
+    if everyone:
+        users = list(Entry.objects.filter(event_id=event_id).values_list("user_id", flat=True))
+    _announce(event_id, shared=True, user_ids=users or [])
 
 
 def player_moved_on_commit(event_id: int, user_ids: Iterable[int]) -> None:
-    users = list(user_ids)
-    transaction.on_commit(lambda: players_changed(event_id, users))
+    """After commit: each player's own region (where he plays now, his actions), to his
+    sockets alone."""
+    _announce(event_id, shared=False, user_ids=list(user_ids))
 
 
-def _send(name: str, message: dict[str, object]) -> None:
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(name, message)
+def _announce(event_id: int, *, shared: bool, user_ids: list[int]) -> None:
+    # read once after the commit, for every language and player of the push
+    @functools.cache
+    def event() -> Event:
+        return Event.objects.select_related("room").get(pk=event_id)
 
+    @functools.cache
+    def users() -> dict[int, User]:
+        return User.objects.in_bulk(user_ids)
 
-def event_changed(event_id: int, *, everyone: bool = False) -> None:
-    """Every watcher gets the shared regions in his language (and every entrant his own)."""
-    from competitions import pages
-    from competitions.models import Entry, Event
+    def own(user_id: int) -> str:
+        return pages.render_own(event=event(), user=users()[user_id])
 
-    try:
-        event = Event.objects.select_related("room").get(pk=event_id)
-        by_language = {}
-        for language in languages():
-            with translation.override(language):
-                by_language[language] = pages.render_shared(event=event)
-        _send(group(event_id), {"type": "event.html", "html_by_language": by_language})
-        if everyone:
-            users = Entry.objects.filter(event=event).values_list("user_id", flat=True)
-            players_changed(event_id, list(users))
-    except Exception:  # a failed push never undoes a committed write
-        logger.exception("push of event %s failed", event_id)
-
-
-def players_changed(event_id: int, user_ids: Iterable[int]) -> None:
-    """Each player's own region (where he plays now, his actions) to his sockets alone."""
-    _send_own(event_id, list(user_ids))
-
-
-def _send_own(event_id: int, user_ids: list[int]) -> None:
-    from accounts.models import User
-    from competitions import pages
-    from competitions.models import Event
-
-    try:
-        event = Event.objects.select_related("room").get(pk=event_id)
-        for user in User.objects.filter(pk__in=user_ids):
-            by_language = {}
-            for language in languages():
-                with translation.override(language):
-                    by_language[language] = pages.render_own(event=event, user=user)
-            _send(
-                user_group(event_id, user.pk),
-                {"type": "event.html", "html_by_language": by_language},
-            )
-    except Exception:
-        logger.exception("push of event %s to its players failed", event_id)
+    if shared:
+        announce(Bulletin(group(event_id), lambda: pages.render_shared(event=event())))
+    for user_id in user_ids:
+        announce(Bulletin(user_group(event_id, user_id), functools.partial(own, user_id)))

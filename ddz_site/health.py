@@ -26,12 +26,10 @@ import ipaddress
 import json
 import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.migrations.executor import MigrationExecutor
@@ -40,6 +38,7 @@ from redis.asyncio import Redis
 from ddz_site.addresses import client_address
 from ddz_site.metrics import GameCollector, exposition
 from games.apps import serving
+from games.push import send
 from games.reads import selectors
 from games.runner import deadlines
 
@@ -129,30 +128,8 @@ async def _redis() -> str:
         await client.aclose()
 
 
-# The channel each event loop's round trips use (one, not one per check: the Redis layer
-# subscribes to a channel until a receive of it is cancelled)
-_round_trip_channels: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, str] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 async def _channel_layer() -> str:
-    layer = get_channel_layer()
-    if layer is None:
-        return FAILED
-    loop = asyncio.get_running_loop()
-    name = _round_trip_channels.get(loop)
-    if name is None:
-        name = _round_trip_channels[loop] = await layer.new_channel("ddz-ready.")
-    token = f"{time.monotonic_ns()}"
-    await layer.send(name, {"type": "ddz.ready", "token": token})
-    try:
-        while (await layer.receive(name)).get("token") != token:
-            pass  # an earlier check's message that came back late
-    except BaseException:
-        _round_trip_channels.pop(loop, None)  # a cancelled receive gives its channel up
-        raise
-    return OK
+    return OK if await send.layer_round_trip() else FAILED
 
 
 def _deadline_runner() -> str:

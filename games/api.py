@@ -23,24 +23,30 @@ The names, by what the other apps do with them:
   an app's own refusals extend them, so the consumer shows both alike.
 * **The way in**: ``register`` (the hooks an app fills when it starts), ``hooks`` (those an app
   calls itself) and ``wake`` (the alarm of this process's deadline runner).
-* **Pushes**, for the club's chat bubbles and spectator count: ``public_group`` (a table's group
-  every socket of it joins), ``EVENT_TYPE`` (the channel-layer type of a table frame) and
-  ``send_frames``.
+* **Pushes**: ``Bulletin`` (a region rendered in every language after the commit, for the
+  club's chat bubbles and spectator count and the event page) and ``announce`` (puts one in the
+  write's outbox, or after the commit outside a write); ``public_group`` (a table's group every
+  socket of it joins) and ``page_group`` (an event page's groups).
+* **Page sockets**: ``PageConsumer`` and ``PageAdmission``, the socket of a page that is not a
+  table (the event page's).
 * **Prepared reads**: ``PreparedRead``, a read whose SQL is compiled once, for the read the club
   makes on every push.
 
 Not here: the rules engine. ``games.engine`` is the rules library below every app (it imports no
-Django and nothing of the project), so club, competitions and accounts import it directly;
-re-exporting it here would load Django into competitions' pure rule modules.
+Django and nothing of the project), so club, competitions and accounts import its own public
+API (``games.engine``, not its modules); re-exporting it here would load Django into
+competitions' pure rule modules.
 
 Nothing is defined in this module: a name's behaviour, docstring and tests stay in its home.
 """
 
 from __future__ import annotations
 
+from games.live.pages import PageAdmission, PageConsumer
 from games.models import VARIANT_LABELS, Hand, HandAction, HandPlayer, Seat, SocketLease, Table
-from games.push.frames import EVENT_TYPE, public_group
-from games.push.send import send_frames
+from games.push.deliver import announce
+from games.push.frames import page_group, public_group
+from games.push.outbox import Bulletin
 from games.reads.selectors import hand_state, hands_readable, table_spectators, user_live_sockets
 from games.services.hands import table_deal_for
 from games.services.presence import lease_seconds
@@ -51,24 +57,27 @@ from games.table.prepared import PreparedRead
 from games.table.wake import wake
 
 __all__ = [
-    "EVENT_TYPE",
     "VARIANT_LABELS",
     "ActionRejected",
+    "Bulletin",
     "ErrorCode",
     "Hand",
     "HandAction",
     "HandPlayer",
+    "PageAdmission",
+    "PageConsumer",
     "PreparedRead",
     "Seat",
     "SocketLease",
     "Table",
+    "announce",
     "hand_state",
     "hands_readable",
     "hooks",
     "lease_seconds",
+    "page_group",
     "public_group",
     "register",
-    "send_frames",
     "table_deal_for",
     "table_leave",
     "table_spectators",

@@ -142,3 +142,57 @@ def test_no_module_reaches_another_modules_private_names(package):
         and (found := private_reaches(path.read_text(encoding="utf-8")))
     }
     assert offences == {}
+
+
+# The push has one owner (docs/conventions.md §4): games/push sends on the channel layer and
+# games/live's consumers join and leave its groups; everything else hands games.push values.
+# The layer's own implementation (ddz_site/layers.py) is the layer.
+CHANNEL_LAYER_OWNERS = ("games/push/", "games/live/", "ddz_site/layers.py")
+CHANNEL_LAYER_NAMES = frozenset(
+    {"get_channel_layer", "channel_layer", "channels.layers"}
+    | {"group_send", "group_send_many", "group_add", "group_discard"}
+)
+
+
+def channel_layer_uses(source: str) -> list[str]:
+    """Where ``source`` touches the channel layer: imports it, or names its handle or a group
+    operation (``get_channel_layer()``, ``self.channel_layer.group_add(...)``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module in CHANNEL_LAYER_NAMES:
+            found.append(f"from {node.module} import ...")
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            found += [f"import {a.name}" for a in node.names if a.name in CHANNEL_LAYER_NAMES]
+        elif isinstance(node, ast.Attribute) and node.attr in CHANNEL_LAYER_NAMES:
+            found.append(f".{node.attr}")
+        elif isinstance(node, ast.Name) and node.id in CHANNEL_LAYER_NAMES:
+            found.append(node.id)
+    return found
+
+
+def test_the_check_finds_every_way_to_the_channel_layer():
+    source = (
+        "from channels.layers import get_channel_layer\n"
+        "async def f(consumer):\n"
+        "    await consumer.channel_layer.group_send('g', {})\n"
+        "    await get_channel_layer().group_add('g', 'c')\n"
+    )
+    assert sorted(channel_layer_uses(source)) == [
+        ".channel_layer",
+        ".group_add",
+        ".group_send",
+        "from channels.layers import ...",
+        "get_channel_layer",
+    ]
+    assert channel_layer_uses("from games.push import deliver\ndeliver.announce(b)\n") == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_only_games_push_and_live_touch_the_channel_layer(package):
+    offences = {
+        name: found
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if not (name := str(path.relative_to(ROOT))).startswith(CHANNEL_LAYER_OWNERS)
+        and (found := channel_layer_uses(path.read_text(encoding="utf-8")))
+    }
+    assert offences == {}

@@ -31,11 +31,11 @@ from games.engine.cards import (
     BJ,
     RANK_THREE,
     SJ,
+    card_rank,
     format_card,
     format_cards,
     format_ranks,
     parse_cards,
-    ranks_of,
 )
 from games.engine.flows import StakeTerm, flow_for
 from games.engine.hand import legal_actions, waiting_seats
@@ -265,7 +265,9 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
 COUNTER_RANKS = tuple(range(RANK_THREE, BJ + 1))
 
 
+@lru_cache(maxsize=8192)
 def _codes(text: str | None) -> tuple[int, ...]:
+    # every view of every push counts the whole hand's plays again: parse each text once
     return parse_cards(text) if text else ()
 
 
@@ -332,6 +334,8 @@ def unseen_counts(view: dict[str, Any]) -> list[int]:
         for seat, cards in known_holdings(view).items():
             if seat != me:
                 seen.update(cards.elements())
-    by_rank = Counter(ranks_of(seen.elements()))
+    by_rank: Counter[int] = Counter()
+    for code, copies in seen.items():  # by identity: a push counts every view's cards
+        by_rank[card_rank(code)] += copies
     per_rank = {r: variant.decks * (1 if r >= SJ else 4) for r in COUNTER_RANKS}
     return [per_rank[r] - by_rank[r] for r in COUNTER_RANKS]

@@ -401,34 +401,25 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def send_error(self, message: str) -> None:
         await self.send(text_data=frames.error_frame(message=message))
 
-    async def table_html(self, event: dict[str, Any]) -> None:
-        """A rendering for this socket's audience. A public state frame's shared regions in
-        the language of the seat's own ones (a seated user's), or of this socket (a
-        spectator's, followed by a spectator's own regions)."""
-        if self.user.pk in (event.get("skip_users") or ()):
+    async def frame_html(self, message: dict[str, Any]) -> None:
+        """A frame of the table's groups (games/push/frames.py): this socket's rendering of it,
+        in its seat's language (a seated user's) or its own (a spectator's)."""
+        frame = frames.from_message(message)
+        if isinstance(frame, frames.CloseWatchers):
             return
-        seat_language = (event.get("seated_languages") or {}).get(str(self.user.pk))
-        language = seat_language or self.language
-        by_language = event.get("html_by_language") or {}
-        if language not in by_language:
-            language = settings.LANGUAGE_CODE
-        html = by_language.get(language, event["html"])
-        watcher = event.get("watcher_by_language")
-        if seat_language is not None:
-            own_sent = str(self.user.pk) in (event.get("own_sent") or ())
-            html = frames.mark_own(html, sent=own_sent)
-        elif watcher:
-            html += watcher.get(language) or next(iter(watcher.values()))
+        html = frame.text_for(user_id=self.user.pk, language=self.language)
+        if html is None:
+            return
         await self.send(text_data=html)
-        if "started" in event:
-            latency.frame_written(event["started"])
+        if frame.started is not None:
+            latency.frame_written(frame.started)
 
-    async def table_close_watchers(self, event: dict[str, Any]) -> None:
+    async def frame_close(self, message: dict[str, Any]) -> None:
         """A private table's host stopped spectators: every socket but the players' and the
         host's closes (as for a table it may not see)."""
-        if self.user.pk in (event.get("skip_users") or ()):
-            return
-        await self.close(code=CLOSE_NO_TABLE)
+        frame = frames.from_message(message)
+        if isinstance(frame, frames.CloseWatchers) and self.user.pk not in frame.keep:
+            await self.close(code=CLOSE_NO_TABLE)
 
 
 def _too_big(text_data: str | None, bytes_data: bytes | None, limit: int) -> bool:

@@ -4,8 +4,9 @@ one push per table it touched.
 ``merge`` folds a table's events in the order they were recorded; ``deliver`` reads what the
 screens need once (a snapshot, games/reads/snapshot.py: from what the service handed over, or
 read whole), renders it through the screen modules, assembles each audience's frames and
-sends them. A push never fails the write it follows: an error is logged, and the pages heal
-by the next push or a resync.
+sends them; the outbox's bulletins (what is no table state) follow, each rendered in every
+language (``announce`` records one, outside a write too). A push never fails the write it
+follows: an error is logged, and the pages heal by the next push or a resync.
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from django.conf import settings
+from django.db import transaction
+from django.utils import translation
+
 from ddz_site import metrics
 from games.models import Table
-from games.push import frames, send
+from games.push import frames, outbox, send
 from games.push.outbox import (
+    Bulletin,
     ClubChanged,
     Event,
     Notice,
@@ -59,6 +65,8 @@ def merge(events: list[Event]) -> list[TablePush]:
     (the write's first change is unknown to it, so every seat is sent its own regions)."""
     pushes: dict[int, TablePush] = {}
     for event in events:
+        if isinstance(event, Bulletin):  # no table state: sent on its own
+            continue
         push = pushes.get(event.table_id)
         first = push is None
         if push is None:
@@ -95,7 +103,8 @@ def deliver(box: Outbox) -> None:
     for push in merge(box.events):
         try:
             if push.keep is not None:
-                send.send_frames([frames.close_watchers_frame(push.table_id, keep=push.keep)])
+                keep = frozenset(push.keep)
+                send.send_frames([frames.CloseWatchers(table_id=push.table_id, keep=keep)])
             if not push.due:
                 continue
             if push.presence and push.written is None:
@@ -104,6 +113,36 @@ def deliver(box: Outbox) -> None:
                 _push_table(push)
         except Exception:  # a failed push must never undo or fail a committed write
             logger.exception("push of table %s failed", push.table_id)
+    for event in box.events:
+        if isinstance(event, Bulletin):
+            try:
+                send.send_frames([_bulletin_frame(event)])
+            except Exception:
+                logger.exception("push to %s failed", event.group)
+
+
+def announce(bulletin: Bulletin) -> None:
+    """Record ``bulletin`` in the write being made; outside one, push it after the commit of
+    the transaction around this (at once in autocommit)."""
+    box = outbox.recording()
+    if box is not None:
+        box.record(bulletin)
+        return
+    transaction.on_commit(lambda: deliver(outbox.Outbox(events=[bulletin])))
+
+
+def _bulletin_frame(bulletin: Bulletin) -> frames.BulletinFrame:
+    """The bulletin in every site language: each socket sends its reader's, whoever's action
+    caused it."""
+    by_language = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            by_language[code] = bulletin.render()
+    return frames.BulletinFrame(
+        group=bulletin.group,
+        html_by_language=by_language,
+        skip_users=frozenset(bulletin.skip_users),
+    )
 
 
 def _push_table(push: TablePush) -> None:

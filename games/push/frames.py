@@ -25,12 +25,20 @@ sent before it (``mark_own``), and the page that has none asks for a resync too.
 step's decisions move no table version: a decider's own frames inside it keep the step's,
 which is no gap.
 
+A frame is a frozen value, one class per audience (``SeatFrame``, ``PublicFrame``, and
+``BulletinFrame`` for what is no table state: a chat bubble, the spectator count, an event
+page's regions; ``CloseWatchers``), assembled here and turned into the channel layer's message
+and back by one pair of functions (``to_message``, ``from_message``); the consumer asks it for
+its reader's rendering (``text_for``).
+
 Assembled after commit only (games/push/deliver.py), or for one socket's full screen.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.utils import translation
@@ -44,8 +52,6 @@ from games.screen.regions import render_error, render_push, render_screen
 from games.table.errors import ActionRejected, ErrorCode
 from games.table.hooks import hooks
 
-EVENT_TYPE = "table.html"
-
 
 def public_group(table_id: int) -> str:
     return f"table.{int(table_id)}.public"
@@ -55,8 +61,158 @@ def user_group(table_id: int, user_id: int) -> str:
     return f"table.{int(table_id)}.user.{int(user_id)}"
 
 
+def page_group(page: str, page_id: int, user_id: int | None = None) -> str:
+    """The sockets of one page (``page``: which kind, ``event`` for an event page), or of one
+    user on it."""
+    name = f"{page}-{int(page_id)}"
+    return name if user_id is None else f"{name}-user-{int(user_id)}"
+
+
 PUBLIC = "public"
 OWN = "seat"
+
+
+def _in_language(by_language: Mapping[str, str], language: str) -> str:
+    """The rendering in ``language``, else in the club's, else any."""
+    html = by_language.get(language) or by_language.get(settings.LANGUAGE_CODE)
+    return html if html is not None else next(iter(by_language.values()), "")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatFrame:
+    """A seat's own regions (hand, controls, result, from ``view_for``), to its user's
+    sockets at the table alone, in the language they were rendered in (what rides in the same
+    frame, ``with_club``, is rendered in it too)."""
+
+    KIND: ClassVar[str] = "seat"
+    table_id: int
+    user_id: int
+    language: str
+    html: str
+    # when the player's action behind it arrived (DDZ_LATENCY_LOG, games/live/latency.py)
+    started: float | None = None
+
+    @property
+    def group(self) -> str:
+        return user_group(self.table_id, self.user_id)
+
+    def text_for(self, *, user_id: int, language: str) -> str | None:
+        return self.html
+
+
+@dataclass(frozen=True, kw_only=True)
+class PublicFrame:
+    """The shared regions (status, seats, trick, from ``public_view``) once per language read
+    at the table, to every socket there, seated ones included, and a spectator's own regions,
+    which a seated user's socket leaves out."""
+
+    KIND: ClassVar[str] = "public"
+    table_id: int
+    html_by_language: Mapping[str, str]
+    # a spectator's own regions per language, after the shared ones
+    watcher_by_language: Mapping[str, str]
+    # the language each seated user's own regions are rendered in: his shared ones follow it
+    seated_languages: Mapping[int, str]
+    # who was sent his own frame of this version just before (``mark_own``)
+    own_sent: frozenset[int]
+    started: float | None = None
+
+    @property
+    def group(self) -> str:
+        return public_group(self.table_id)
+
+    def text_for(self, *, user_id: int, language: str) -> str | None:
+        """A seated user's copy in his seat's language, marked with whether his own frame went
+        before it; a spectator's in his socket's, followed by a spectator's own regions."""
+        seat_language = self.seated_languages.get(user_id)
+        language = seat_language or language
+        if language not in self.html_by_language:
+            language = settings.LANGUAGE_CODE
+        html = _in_language(self.html_by_language, language)
+        if seat_language is not None:
+            return mark_own(html, sent=user_id in self.own_sent)
+        if self.watcher_by_language:
+            html += _in_language(self.watcher_by_language, language)
+        return html
+
+
+@dataclass(frozen=True, kw_only=True)
+class BulletinFrame:
+    """What is no table state, the same for everyone in a group but ``skip_users``, in each
+    reader's language: a chat bubble, the spectator count, an event page's regions."""
+
+    KIND: ClassVar[str] = "bulletin"
+    group: str
+    html_by_language: Mapping[str, str]
+    skip_users: frozenset[int] = frozenset()
+    started: float | None = None
+
+    def text_for(self, *, user_id: int | None, language: str) -> str | None:
+        if user_id in self.skip_users:
+            return None
+        return _in_language(self.html_by_language, language)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CloseWatchers:
+    """Every socket of the table but those of ``keep``'s users closes (the host stopped
+    spectators)."""
+
+    KIND: ClassVar[str] = "close_watchers"
+    table_id: int
+    keep: frozenset[int]
+    started: float | None = None
+
+    @property
+    def group(self) -> str:
+        return public_group(self.table_id)
+
+
+Frame = SeatFrame | PublicFrame | BulletinFrame | CloseWatchers
+_KINDS: dict[str, type[Frame]] = {
+    kind.KIND: kind for kind in (SeatFrame, PublicFrame, BulletinFrame, CloseWatchers)
+}
+# the channel-layer event each frame is handled by: ``frame.html`` by ``frame_html`` (a page),
+# ``frame.close`` by ``frame_close`` (docs/conventions.md §4)
+HTML_EVENT = "frame.html"
+CLOSE_EVENT = "frame.close"
+
+
+def to_message(frame: Frame) -> tuple[str, dict[str, Any]]:
+    """(group, message) of ``frame`` for the channel layer: plain types only, mappings keyed by
+    strings (the Redis layer's msgpack refuses others), sets as sorted lists."""
+    message: dict[str, Any] = {
+        "type": CLOSE_EVENT if isinstance(frame, CloseWatchers) else HTML_EVENT,
+        "frame": frame.KIND,
+    }
+    for item in fields(frame):
+        value = getattr(frame, item.name)
+        if isinstance(value, frozenset):
+            value = sorted(value)
+        elif isinstance(value, Mapping):
+            value = {str(key): text for key, text in value.items()}
+        message[item.name] = value
+    return frame.group, message
+
+
+def from_message(message: Mapping[str, Any]) -> Frame:
+    """The frame ``to_message`` made ``message`` of."""
+    kind = _KINDS[message["frame"]]
+    values: dict[str, Any] = {}
+    for item in fields(kind):
+        if item.name not in message:
+            continue
+        value = message[item.name]
+        if item.type == "frozenset[int]":
+            value = frozenset(value)
+        elif item.type == "Mapping[int, str]":
+            value = {int(key): text for key, text in value.items()}
+        values[item.name] = value
+    return kind(**values)
+
+
+def stamped(frame: Frame, started: float) -> Frame:
+    return replace(frame, started=started)
 
 
 def frame_header(*, version: int, full: bool, part: str = PUBLIC) -> str:
@@ -96,12 +252,12 @@ def audience_frames(
     *,
     only_seats: tuple[int, ...] | None = None,
     every_seat: bool = False,
-) -> list[tuple[str, dict[str, Any]]]:
-    """(group, event) of one push of ``snapshot``. The seats' own frames come
-    first, the public frame last, so a socket has its seat's regions of a version by the time
-    that version's shared ones arrive. ``only_seats``: the own regions of these seats' players
-    alone (a sealed step's deciders: nothing public moved). ``every_seat``: every seat is sent
-    its own regions, changed or not (what rides in the same frames changed for everyone)."""
+) -> list[SeatFrame | PublicFrame]:
+    """The frames of one push of ``snapshot``. The seats' own frames come first, the public
+    frame last, so a socket has its seat's regions of a version by the time that version's
+    shared ones arrive. ``only_seats``: the own regions of these seats' players alone (a sealed
+    step's deciders: nothing public moved). ``every_seat``: every seat is sent its own
+    regions, changed or not (what rides in the same frames changed for everyone)."""
     table = snapshot.table
     seated = [
         s
@@ -124,38 +280,29 @@ def audience_frames(
         watcher_languages=spectators if public else (),
         every_seat=every_seat or not public,
     )
-    frames: list[tuple[str, dict[str, Any]]] = []
+    frames: list[SeatFrame | PublicFrame] = []
     own_header = frame_header(version=table.version, full=False, part=OWN)
-    own_sent: list[str] = []
     for seat in seated:
         html = push.own.get(seat.index)
-        if html is None:
-            continue
-        own_sent.append(str(seat.user_id))
-        # the language it was rendered in: what rides in the same frame (#table-club,
-        # ``with_club``) is rendered in it too
-        event = {"type": EVENT_TYPE, "html": own_header + html, "language": spoken[seat.user_id]}
-        frames.append((user_group(table.pk, seat.user_id), event))
+        if html is not None:
+            frames.append(
+                SeatFrame(
+                    table_id=table.pk,
+                    user_id=seat.user_id,
+                    language=spoken[seat.user_id],
+                    html=own_header + html,
+                )
+            )
     if not public or not push.shared:  # nobody at the table reads it
         return frames
     header = frame_header(version=table.version, full=False)
-    by_language = {language: header + html for language, html in push.shared.items()}
     frames.append(
-        (
-            public_group(table.pk),
-            {
-                "type": EVENT_TYPE,
-                "html": by_language.get(settings.LANGUAGE_CODE, next(iter(by_language.values()))),
-                "html_by_language": by_language,
-                # a spectator's own regions, after the shared ones: seated users leave them out
-                "watcher_by_language": push.watcher,
-                # the language each seated user's own regions are rendered in (string keys: the
-                # Redis layer's msgpack refuses others)
-                "seated_languages": {str(uid): language for uid, language in spoken.items()},
-                # who was sent his own frame of this version just before: his socket's copy
-                # of the public frame says so (``mark_own``), so the page can tell it was lost
-                "own_sent": own_sent,
-            },
+        PublicFrame(
+            table_id=table.pk,
+            html_by_language={language: header + html for language, html in push.shared.items()},
+            watcher_by_language=push.watcher,
+            seated_languages=spoken,
+            own_sent=frozenset(f.user_id for f in frames if isinstance(f, SeatFrame)),
         )
     )
     return frames
@@ -172,11 +319,11 @@ def mark_own(html: str, *, sent: bool) -> str:
 
 def with_club(
     snapshot: TableSnapshot,
-    frames: list[tuple[str, dict[str, Any]]],
+    frames: list[SeatFrame | PublicFrame],
     *,
     notices: list[str],
     club: bool,
-) -> list[tuple[str, dict[str, Any]]]:
+) -> list[SeatFrame | PublicFrame]:
     """The push's frames (``audience_frames`` with ``every_seat``) with the notices appended to
     the public frame's shared regions (everyone's) and, with ``club``, #table-club rendered for
     each audience: a seat's in its own frame, a spectator's (for nobody, so never an invite
@@ -188,34 +335,26 @@ def with_club(
     users = {s.user_id: s.user for s in snapshot.seats if s.user_id}
     tail = "".join(notices)
 
-    def region(user: Any, language: str | None) -> str:
+    def region(user: Any, language: str) -> str:
         if not club:
             return ""
-        with translation.override(language or settings.LANGUAGE_CODE):
+        with translation.override(language):
             return render_club(table=table, user=user, hand_over=hand_over, facts=facts)
 
-    out = []
-    for group, event in frames:
-        # each rendering in the language of the regions it joins (a seat frame's reader's, a
-        # public frame's one per language), never that of whoever caused the push
-        if group != public_group(table.pk):
-            user = users.get(int(group.rsplit(".", 1)[-1]))
-            html = event.get("html", "") + region(user, event.get("language"))
-            out.append((group, {**event, "html": html}))
-            continue
-        extended = {**event, "html": event.get("html", "") + tail}
-        extended["html_by_language"] = {
-            language: html + tail for language, html in event["html_by_language"].items()
-        }
-        extended["watcher_by_language"] = {
-            language: html + region(None, language)
-            for language, html in event["watcher_by_language"].items()
-        }
-        out.append((group, extended))
-    return out
-
-
-def close_watchers_frame(table_id: int, *, keep: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
-    """Every socket of the table but those of ``keep``'s users closes (the host stopped
-    spectators)."""
-    return public_group(table_id), {"type": "table.close_watchers", "skip_users": list(keep)}
+    # each rendering in the language of the regions it joins (a seat frame's reader's, a
+    # public frame's one per language), never that of whoever caused the push
+    return [
+        replace(frame, html=frame.html + region(users.get(frame.user_id), frame.language))
+        if isinstance(frame, SeatFrame)
+        else replace(
+            frame,
+            html_by_language={
+                language: html + tail for language, html in frame.html_by_language.items()
+            },
+            watcher_by_language={
+                language: html + region(None, language)
+                for language, html in frame.watcher_by_language.items()
+            },
+        )
+        for frame in frames
+    ]

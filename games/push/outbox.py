@@ -14,7 +14,10 @@ Events:
   ``Notice``          a notice to everyone at the table (games/screen/notices.py), rendered in
                       every language by the push;
   ``ClubChanged``     the #table-club region changed mid-hand (a host's or a player's request);
-  ``WatchersClosed``  the host stopped spectators: every socket but ``keep``'s users closes.
+  ``WatchersClosed``  the host stopped spectators: every socket but ``keep``'s users closes;
+  ``Bulletin``        what is no table state, for everyone in a group (a chat bubble, the
+                      spectator count, an event page's regions), rendered by the push in every
+                      language (``games.push.deliver.announce`` records one outside a write too).
 """
 
 from __future__ import annotations
@@ -70,7 +73,17 @@ class WatchersClosed:
     keep: tuple[int, ...]
 
 
-Event = TableMoved | Notice | ClubChanged | WatchersClosed
+@dataclass(frozen=True)
+class Bulletin:
+    """``render`` (the reader's language active) shown to the sockets of ``group``
+    (games.push.frames: a table's public group, a page's) but those of ``skip_users``."""
+
+    group: str
+    render: Callable[[], str]
+    skip_users: tuple[int, ...] = ()
+
+
+Event = TableMoved | Notice | ClubChanged | WatchersClosed | Bulletin
 
 
 @dataclass
@@ -89,9 +102,14 @@ class Outbox:
 _local = threading.local()
 
 
+def recording() -> Outbox | None:
+    """The outbox of the write being made in this thread; None outside a write."""
+    return getattr(_local, "box", None)
+
+
 def current() -> Outbox:
     """The outbox of the write being made in this thread."""
-    box: Outbox | None = getattr(_local, "box", None)
+    box = recording()
     if box is None:
         raise RuntimeError("a push is recorded inside a write (games.services.base.write)")
     return box

@@ -1,4 +1,5 @@
-"""Sending a push's frames through the channel layer, in the order they were made.
+"""Sending a push's frames through the channel layer, in the order they were made: the one
+module that sends on the layer (the consumers, games/live, join and leave its groups).
 
 A push is made in a database thread (after its write's commit) or the deadline runner's; the
 in-memory channel layer must be used from the server's event loop, so the frames are handed to
@@ -16,7 +17,7 @@ import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -25,6 +26,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from ddz_site import metrics
+from games.push.frames import Frame, stamped, to_message
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +54,34 @@ async def _send_all(layer: Any, frames: list[tuple[str, dict[str, Any]]]) -> Non
         await layer.group_send(group, event)
 
 
+# The channel each event loop's round trips use (one, not one per check: the Redis layer
+# subscribes to a channel until a receive of it is cancelled)
+_round_trip_channels: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, str] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def layer_round_trip() -> bool:
+    """Whether a message sent to this process's own channel comes back through the layer
+    (the readiness check, ddz_site/health.py); False when no layer is configured."""
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    loop = asyncio.get_running_loop()
+    name = _round_trip_channels.get(loop)
+    if name is None:
+        name = _round_trip_channels[loop] = await layer.new_channel("ddz-ready.")
+    token = f"{time.monotonic_ns()}"
+    await layer.send(name, {"type": "ddz.ready", "token": token})
+    try:
+        while (await layer.receive(name)).get("token") != token:
+            pass  # an earlier check's message that came back late
+    except BaseException:
+        _round_trip_channels.pop(loop, None)  # a cancelled receive gives its channel up
+        raise
+    return True
+
+
 # When the player's action behind a push arrived (epoch seconds): the metrics time its commit
 # and its push from it (ddz_site/metrics.py), and with DDZ_LATENCY_LOG its frames carry it to
 # the sockets that write them (games/live/latency.py).
@@ -60,7 +90,7 @@ action_started: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 )
 
 
-def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
+def send_frames(frames: Sequence[Frame]) -> None:
     """Every frame of one push, in order. With the server's loop running, the frames are handed
     to it and this thread goes on (a service's database thread does not wait for the sockets);
     without one (a command, a plain test) they are sent before this returns."""
@@ -69,13 +99,14 @@ def send_frames(frames: list[tuple[str, dict[str, Any]]]) -> None:
         return
     started = action_started.get()
     if started is not None and settings.DDZ_LATENCY_LOG:
-        frames = [(group, {**event, "started": started}) for group, event in frames]
+        frames = [stamped(frame, started) for frame in frames]
+    messages = [to_message(frame) for frame in frames]
     loop = _server_loop
     if loop is not None and loop.is_running():
-        loop.call_soon_threadsafe(_post, loop, layer, frames, started)
+        loop.call_soon_threadsafe(_post, loop, layer, messages, started)
         return
     try:
-        async_to_sync(_send_all)(layer, frames)
+        async_to_sync(_send_all)(layer, messages)
     except Exception:
         metrics.CHANNEL_LAYER_ERRORS.inc()
         raise

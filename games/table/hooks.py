@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, get_type_hints
 
-from channels.layers import BaseChannelLayer
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
@@ -46,7 +45,6 @@ class TableSocket(Protocol):
     table_id: int
     user: User
     scope: Mapping[str, object]
-    channel_layer: BaseChannelLayer
 
 
 class ChatWords(Protocol):

@@ -1,10 +1,13 @@
-"""``{% card face "xs" %}`` and ``{% hand_buttons cards can_play %}``: card faces written by
-Python rather than by a partial.
+"""``{% card face "xs" %}``, ``{% cards faces "xs" %}``, ``{% hand_buttons cards can_play %}``
+and ``{% counter_rows counter %}``: card faces and the 记牌器's cells written by Python rather
+than by a partial.
 
 As a partial, each face of a push's last plays, trick and bottom cost 40 µs to look up in the
 rendering memo (85 µs to render), and a seat's hand, a template loop over its 24 cards, took
 0.57 ms to render; 0.28 ms now (bench/README.md, "Seventh round"). The markup is the same as
-the partial's was; a face's HTML is kept per card, label (so, language) and size.
+the partial's was. Each face's HTML, and each hand button's, is made once per process (per
+card, label, so language, and size or place) and a row of them is joined from those snippets:
+no template loop runs per card.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from games.screen.render_cache import pure_tag
 register = template.Library()
 
 _faces: dict[tuple[str, str, str], str] = {}
+_buttons: dict[tuple[str, str, str, bool, bool], str] = {}
+_NONE = ' class="none"'
 
 
 def _classes(face: dict[str, Any]) -> str:
@@ -41,10 +46,7 @@ def _inside(face: dict[str, Any]) -> str:
     )
 
 
-@register.simple_tag
-@pure_tag
-def card(face: dict[str, Any], size: str = "") -> SafeString:
-    """One card face (rendering.card_face); ``size``: "" | "sm" | "xs"."""
+def _face(face: dict[str, Any], size: str) -> str:
     key = (face["code"], str(face["label"]), size)
     html = _faces.get(key)
     if html is None:
@@ -54,7 +56,35 @@ def card(face: dict[str, Any], size: str = "") -> SafeString:
             f'<span data-c="{escape(face["code"])}" class="pc{sized}{_classes(face)}" '
             f'title="{label}" aria-label="{label}" role="img">{_inside(face)}</span>'
         )
-    return mark_safe(html)  # every value above is escaped
+    return html
+
+
+@register.simple_tag
+@pure_tag
+def card(face: dict[str, Any], size: str = "") -> SafeString:
+    """One card face (rendering.card_face); ``size``: "" | "sm" | "xs"."""
+    return mark_safe(_face(face, size))  # every value in it is escaped
+
+
+@register.simple_tag
+@pure_tag
+def cards(faces: list[dict[str, Any]], size: str = "") -> SafeString:
+    """A row of card faces, one after the other (as ``card`` for each)."""
+    return mark_safe("".join([_face(face, size) for face in faces]))  # each escaped
+
+
+def _button(face: dict[str, Any], *, first: bool, selectable: bool) -> str:
+    key = (face["code"], face["key"], str(face["label"]), first, selectable)
+    html = _buttons.get(key)
+    if html is None:
+        locked = "" if selectable else ' data-locked="1"'
+        html = _buttons[key] = (
+            f'<button type="button" class="pc hc{_classes(face)}" '
+            f'data-card="{escape(face["code"])}" data-key="{escape(face["key"])}" '
+            f'aria-pressed="false" aria-label="{escape(face["label"])}" '
+            f'tabindex="{0 if first else -1}"{locked}>{_inside(face)}</button>'
+        )
+    return html
 
 
 @register.simple_tag
@@ -62,12 +92,16 @@ def card(face: dict[str, Any], size: str = "") -> SafeString:
 def hand_buttons(cards: list[dict[str, Any]], selectable: bool) -> SafeString:
     """The viewer's hand as one button per card (``key`` tells two equal cards apart); the
     first takes the keyboard focus, and a hand that may not play now is locked."""
-    locked = "" if selectable else ' data-locked="1"'
-    buttons = [
-        f'<button type="button" class="pc hc{_classes(face)}" data-card="{escape(face["code"])}" '
-        f'data-key="{escape(face["key"])}" aria-pressed="false" '
-        f'aria-label="{escape(face["label"])}" tabindex="{0 if i == 0 else -1}"{locked}>'
-        f"{_inside(face)}</button>"
-        for i, face in enumerate(cards)
-    ]
-    return mark_safe("".join(buttons))  # every value above is escaped
+    buttons = [_button(face, first=i == 0, selectable=selectable) for i, face in enumerate(cards)]
+    return mark_safe("".join(buttons))  # every value in them is escaped
+
+
+@register.simple_tag
+@pure_tag
+def counter_rows(counter: list[dict[str, Any]]) -> SafeString:
+    """The 记牌器's two rows (labels.counter_columns): each rank, then the copies still unseen
+    (a rank with none left marked ``none``). Two template loops over its 15 ranks cost more than
+    the rest of the region, which changes with nearly every play."""
+    ranks = "".join([f'<th scope="col">{escape(c["rank"])}</th>' for c in counter])
+    left = "".join([f"<td{'' if c['left'] else _NONE}>{escape(c['left'])}</td>" for c in counter])
+    return mark_safe(f"<tr>{ranks}</tr>\n    <tr>{left}</tr>")  # every value in it is escaped

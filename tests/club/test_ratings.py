@@ -302,7 +302,8 @@ class TableTests:
         moved = selectors.rating_for(user=people[0], variant_key="classic3").shown
         assert moved > ratings[people[0].pk].shown
         frames = push_frames(seated.pk)
-        assert f">{moved}</span>" in _panels(frames[-1][1]["html"])[0]
+        (shared,) = frames[-1].html_by_language.values()  # every reader's is the club's
+        assert f">{moved}</span>" in _panels(shared)[0]
 
 
 def _panels(html: str) -> list[str]:

@@ -283,7 +283,7 @@ def screen_html(table: Table, *, seat_index: int | None, user: Any) -> str:
     )
 
 
-def push_frames(table_id: int, **kwargs: Any) -> list[tuple[str, dict[str, Any]]]:
+def push_frames(table_id: int, **kwargs: Any) -> list[frames.SeatFrame | frames.PublicFrame]:
     """The frames a push of the table's current state sends (``frames.audience_frames``)."""
     snapshot = table_snapshot_read(table_id=table_id)
     assert snapshot is not None
@@ -433,9 +433,10 @@ async def settle(sockets: list[Socket]) -> int:
     marker = f'{SETTLED} data-mark="{next(_markers)}" hidden></div>'
     layer = get_channel_layer()
     for table_id in {sock.table_id for sock in sockets}:
-        await layer.group_send(
-            frames.public_group(table_id), {"type": "table.html", "html": marker}
+        everyone = frames.BulletinFrame(
+            group=frames.public_group(table_id), html_by_language={settings.LANGUAGE_CODE: marker}
         )
+        await layer.group_send(*frames.to_message(everyone))
     return sum([await sock.take_until(marker) for sock in sockets])
 
 

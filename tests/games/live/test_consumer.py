@@ -367,7 +367,10 @@ async def test_a_push_crossing_a_closing_tab_is_dropped_without_an_error():
         raise Disconnected("Attempt to send on a closed protocol")
 
     consumer.base_send = closed
-    await consumer.table_html({"type": "table.html", "html": '<div id="table-status"></div>'})
+    seat = table_frames.SeatFrame(
+        table_id=1, user_id=7, language="en", html='<div id="table-status"></div>'
+    )
+    await consumer.frame_html(table_frames.to_message(seat)[1])
     assert sent and sent[0]["type"] == "websocket.send"
 
 

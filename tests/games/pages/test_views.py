@@ -214,8 +214,8 @@ class TablePageTests:
         _finish(hand, player)
         beans = User.objects.get(pk=player.pk).beans
         assert beans != 100_000
-        frames = dict(push_frames(table.pk))
-        assert purse.findall(frames[table_frames.user_group(table.pk, player.pk)]["html"]) == [
+        frames = {frame.group: frame for frame in push_frames(table.pk)}
+        assert purse.findall(frames[table_frames.user_group(table.pk, player.pk)].html) == [
             str(beans)
         ]
         # nobody else is shown his purse

@@ -4,6 +4,7 @@ shared rendering of a push gives every audience exactly what rendering it alone 
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from games import services
 from games.engine.hand import waiting_seats
@@ -62,15 +63,16 @@ def _rendered_alone(table_id: int) -> dict[str, str]:
 def _apply(screens: dict[str, dict[str, str]], frames: list) -> None:
     """What each audience's page shows after ``frames``, by region (the consumer's choice of a
     public frame's parts: a seated user's shared regions, a spectator's with his own)."""
-    for group, event in frames:
-        if "seated_languages" not in event:  # a seat's own frame
-            swap_in(screens.setdefault(group, {}), event["html"])
+    for frame in frames:
+        if isinstance(frame, table_frames.SeatFrame):
+            swap_in(screens.setdefault(frame.group, {}), frame.html)
             continue
-        for uid, language in event["seated_languages"].items():
-            user = group.replace("public", f"user.{uid}")
-            swap_in(screens.setdefault(user, {}), event["html_by_language"][language])
-        watcher = event["html"] + next(iter(event["watcher_by_language"].values()), "")
-        swap_in(screens.setdefault(group, {}), watcher)
+        for uid, language in frame.seated_languages.items():
+            user = table_frames.user_group(frame.table_id, uid)
+            swap_in(screens.setdefault(user, {}), frame.html_by_language[language])
+        # a spectator's socket (no seated user has id 0), as the consumer picks it
+        watcher = frame.text_for(user_id=0, language=settings.LANGUAGE_CODE)
+        swap_in(screens.setdefault(frame.group, {}), watcher)
 
 
 def _pushed(table_id: int) -> dict[str, dict[str, str]]:
@@ -212,7 +214,7 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
     checked = counted = 0
     for hand, state, mover, move in moves:
         (push,) = move()
-        groups = [group for group, _event in push]
+        groups = [frame.group for frame in push]
         assert groups[-1] == table_frames.public_group(table.pk)  # once, after the own frames
         hand.refresh_from_db()
         after = hand_state(hand)
@@ -229,9 +231,9 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
         counted += bool(onlookers)
         changed = {mover, following, *onlookers}
         assert set(groups[:-1]) == {table_frames.user_group(table.pk, users[s].pk) for s in changed}
-        for group, event in push[:-1]:
-            if group in {table_frames.user_group(table.pk, users[s].pk) for s in onlookers}:
-                assert re.findall(r'<div id="([\w-]+)"', event["html"]) == [
+        for frame in push[:-1]:
+            if frame.group in {table_frames.user_group(table.pk, users[s].pk) for s in onlookers}:
+                assert re.findall(r'<div id="([\w-]+)"', frame.html) == [
                     "table-frame",
                     "table-counter",
                 ]
@@ -260,9 +262,10 @@ def test_a_move_sends_only_the_seat_panels_it_changed(monkeypatch):
         if active_hand(table) is None:  # the last move's push reads the settled table
             break
         (push,) = pushes
-        group, public = push[-1]
-        assert group == table_frames.public_group(table.pk)
-        html = public["html_by_language"][next(iter(public["html_by_language"]))]
+        public = push[-1]
+        assert isinstance(public, table_frames.PublicFrame)
+        group = public.group
+        html = public.html_by_language[next(iter(public.html_by_language))]
         assert 'id="table-seats"' not in html
         after = _panels(_alone(table.pk, monkeypatch)[group])
         pushed = _panels(html)

@@ -17,13 +17,14 @@ pytestmark = pytest.mark.django_db
 def _frames_by_user(table_id: int) -> dict[int | None, str]:
     """What each seated user's socket and a spectator's send of one push."""
     frames = push_frames(table_id)
-    (public,) = [e for g, e in frames if g == table_frames.public_group(table_id)]
-    out: dict[int | None, str] = {None: public["html"] + public["watcher_by_language"]["zh-hans"]}
-    for group, event in frames:
-        if group != table_frames.public_group(table_id):
-            user_id = int(group.split(".")[-1])
-            shared = public["html_by_language"][public["seated_languages"][str(user_id)]]
-            out[user_id] = event["html"] + shared
+    (public,) = [f for f in frames if isinstance(f, table_frames.PublicFrame)]
+    out: dict[int | None, str] = {
+        None: public.html_by_language["zh-hans"] + public.watcher_by_language["zh-hans"]
+    }
+    for frame in frames:
+        if isinstance(frame, table_frames.SeatFrame):
+            shared = public.html_by_language[public.seated_languages[frame.user_id]]
+            out[frame.user_id] = frame.html + shared
     return out
 
 
@@ -56,17 +57,17 @@ def test_spectators_get_the_public_frame_in_the_languages_they_read():
     room = make_room("qq5")
     table = seated_table(room, [make_player() for _ in range(5)])
     services.hand_start(table_id=table.pk)
-    public = dict(push_frames(table.pk))[table_frames.public_group(table.pk)]
+    (public,) = [f for f in push_frames(table.pk) if isinstance(f, table_frames.PublicFrame)]
     # nobody watches: the players' shared regions alone, in their language
-    assert set(public["html_by_language"]) == {"zh-hans"} and not public["watcher_by_language"]
+    assert set(public.html_by_language) == {"zh-hans"} and not public.watcher_by_language
     for number, language in enumerate(["en", "zh-hant", "", "en"]):
         watcher = make_player()
         PlayerSettings.objects.create(user=watcher, language=language)
         services.seat_connect(table_id=table.pk, user=watcher, channel_name=f"w{number}")
-    public = dict(push_frames(table.pk))[table_frames.public_group(table.pk)]
-    by_language = public["html_by_language"]
+    (public,) = [f for f in push_frames(table.pk) if isinstance(f, table_frames.PublicFrame)]
+    by_language = public.html_by_language
     assert set(by_language) == {"zh-hans", "zh-hant", "en"}  # "": the club's default
-    assert set(public["watcher_by_language"]) == set(by_language)
+    assert set(public.watcher_by_language) == set(by_language)
     assert "倍数" in by_language["zh-hans"]
     assert "倍數" in by_language["zh-hant"]
     assert "Multiplier" in by_language["en"]

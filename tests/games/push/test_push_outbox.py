@@ -24,6 +24,14 @@ def _in_memory_layer(monkeypatch, settings):
     monkeypatch.setattr(send, "_server_loop", None)
 
 
+def _bulletin(group: str, html: str) -> table_frames.BulletinFrame:
+    return table_frames.BulletinFrame(group=group, html_by_language={"en": html})
+
+
+def _text(message: dict[str, Any]) -> str | None:
+    return table_frames.from_message(message).text_for(user_id=1, language="en")
+
+
 async def _listening(group: str) -> tuple[Any, str]:
     """The layer and a channel in ``group``, with this test's loop as the server's."""
     send.remember_server_loop(asyncio.get_running_loop())
@@ -42,9 +50,7 @@ async def test_a_push_from_another_thread_does_not_wait_for_the_loop():
         started.set()
         go.wait(timeout=60)
         for n in range(3):
-            send.send_frames(
-                [("table.1.public", {"type": table_frames.EVENT_TYPE, "html": f"push {n}"})]
-            )
+            send.send_frames([_bulletin("table.1.public", f"push {n}")])
         returned.set()
 
     worker = asyncio.ensure_future(database_sync_to_async(commits)())
@@ -53,19 +59,17 @@ async def test_a_push_from_another_thread_does_not_wait_for_the_loop():
     # the loop is held here, so a push that waited for it would not return
     assert returned.wait(timeout=60)
     await worker
-    received = [(await asyncio.wait_for(layer.receive(channel), 5))["html"] for _ in range(3)]
+    received = [_text(await asyncio.wait_for(layer.receive(channel), 5)) for _ in range(3)]
     assert received == ["push 0", "push 1", "push 2"]
 
 
 @pytest.mark.asyncio
 async def test_a_failed_push_does_not_stop_the_next():
     layer, channel = await _listening("table.2.public")
-    failing = {"type": table_frames.EVENT_TYPE, "html": object()}  # not a frame a layer takes
-    good = {"type": table_frames.EVENT_TYPE, "html": "after"}
 
     def commits() -> None:
-        send.send_frames([("bad group name!", failing)])
-        send.send_frames([("table.2.public", good)])
+        send.send_frames([_bulletin("bad group name!", "lost")])  # a group the layer refuses
+        send.send_frames([_bulletin("table.2.public", "after")])
 
     await asyncio.to_thread(commits)
-    assert (await asyncio.wait_for(layer.receive(channel), 5))["html"] == "after"
+    assert _text(await asyncio.wait_for(layer.receive(channel), 5)) == "after"

@@ -60,3 +60,30 @@ def test_hand_buttons_focus_the_first_card_and_lock_a_hand_that_may_not_play():
     assert open_hand.index('tabindex="0"') < open_hand.index('tabindex="-1"')
     assert "data-locked" not in open_hand
     assert locked.count('data-locked="1"') == 2
+
+
+def test_a_row_of_faces_is_each_face_in_turn():
+    with translation.override("en"):
+        faces = [card_face(code) for code in ("3c", "Th", "BJ")]
+        row = _render('{% cards faces "sm" %}', faces=faces)
+        one_by_one = _render('{% for c in faces %}{% card c "sm" %}{% endfor %}', faces=faces)
+    assert row == one_by_one and row.count('class="pc pc-sm') == 3
+    assert _render("{% cards faces %}", faces=[]) == ""
+
+
+def test_the_counter_rows_mark_the_ranks_with_none_left():
+    counter = [{"rank": "3", "left": 2}, {"rank": "<J>", "left": 0}]
+    html = _render("{% counter_rows counter %}", counter=counter)
+    assert html.startswith('<tr><th scope="col">3</th><th scope="col">&lt;J&gt;</th></tr>')
+    assert html.endswith('<tr><td>2</td><td class="none">0</td></tr>')
+
+
+def test_a_hand_button_made_once_is_the_same_in_another_hand():
+    with translation.override("en"):
+        first = [{**card_face("5d"), "key": "5d-0"}, {**card_face("9s"), "key": "9s-1"}]
+        alone = [{**card_face("9s"), "key": "9s-1"}]
+        both = _render("{% hand_buttons cards True %}", cards=first)
+        # the same card at the same place in another hand, now first: it takes the focus
+        again = _render("{% hand_buttons cards True %}", cards=alone)
+    assert 'data-key="9s-1" aria-pressed="false" aria-label="9 of spades" tabindex="-1"' in both
+    assert 'data-key="9s-1" aria-pressed="false" aria-label="9 of spades" tabindex="0"' in again

@@ -16,12 +16,12 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
-from club.broadcast import chat_event, spectators_event
+from club.broadcast import chat_bulletin, spectators_bulletin
 from club.models import ChatMessage, PlayerSettings
 from games import services
 from games.models import Seat, Table
+from games.push import deliver, send
 from games.push import frames as table_frames
-from games.push import send
 from games.services import private
 from tests.support.languages import foreign
 from tests.support.tables import (
@@ -83,16 +83,15 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
         private.table_set_locked(table_id=table.pk, user=host, locked=True)
     with translation.override(other):
         chat = ChatMessage.objects.create(table=table, user=amy, seat=0, key="again")
-        extra = [chat_event(chat), spectators_event(table.pk)]
-    (frames,) = sent
+        deliver.announce(chat_bulletin(chat))
+        deliver.announce(spectators_bulletin(table.pk))
+    (frames, chat_frames, count_frames) = sent
     pages = []
-    for group, event in [*frames, *extra]:
-        if group == table_frames.public_group(table.pk):
-            # the spectators' page; the table's frame also carries their own regions apart
-            page = event["html_by_language"][language]
-            pages.append(page + event.get("watcher_by_language", {}).get(language, ""))
-        else:
-            pages.append(event["html"])
+    for frame in [*frames, *chat_frames, *count_frames]:
+        if isinstance(frame, table_frames.SeatFrame):
+            pages.append(frame.html)
+        else:  # the spectators' page: the table's frame carries their own regions apart
+            pages.append(frame.text_for(user_id=watcher.pk, language=language))
     assert len(pages) == 5  # host, amy, the spectators, the chat, the spectator count
     assert sum('id="table-club"' in page for page in pages) == 3
     for page in pages:

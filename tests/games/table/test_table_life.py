@@ -555,9 +555,9 @@ def test_the_deal_takes_the_seat_swap_offers_off_every_screen(live_db, monkeypat
     monkeypatch.setattr(send, "send_frames", sent.extend)
     services.hand_start(table_id=table.pk, user=players[0])  # commits: the push follows
     mine = [
-        event["html"]
-        for group, event in sent
-        if group == table_frames.user_group(table.pk, players[0].pk)
+        frame.html
+        for frame in sent
+        if frame.group == table_frames.user_group(table.pk, players[0].pk)
     ]
     assert mine and all('id="table-club"' in html for html in mine)
     assert not any(swap in html for html in mine)
