@@ -36,6 +36,7 @@ from games.reads import selectors
 from games.reads.selectors import room_list_active
 from games.reads.snapshot import table_snapshot
 from games.screen import context, labels, regions, rulebook
+from games.screen.seats import SeatInfo
 from games.services import private
 from games.table import invites
 from games.table.errors import ActionRejected
@@ -313,12 +314,12 @@ def _names(hand: Hand) -> dict[int, str]:
     return out
 
 
-def _infos(hand: Hand) -> list[context.SeatInfo]:
+def _infos(hand: Hand) -> list[SeatInfo]:
     infos = []
     for row in HandPlayer.objects.filter(hand=hand).select_related("user").order_by("seat"):
         name = row.user.username if row.user is not None else _("Bot %(n)s") % {"n": row.seat + 1}
         infos.append(
-            context.SeatInfo(
+            SeatInfo(
                 index=row.seat,
                 name=name,
                 is_bot=row.is_bot or row.user is None,

@@ -103,8 +103,9 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
 def test_every_region_of_every_phase_speaks_its_readers_language(language) -> None:
     """Each variant's phases, from each seat and a spectator's place."""
     from games.engine.views import public_view, view_for
-    from games.screen.context import SeatInfo, screen_context
+    from games.screen.context import screen_context
     from games.screen.regions import render_regions
+    from games.screen.seats import SeatInfo
     from tests.support.scenarios import scenarios
 
     for name, state in scenarios().items():
