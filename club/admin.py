@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import User
-from club import selectors, services
+from club import services
 from club.forms import SeasonForm, SuspendForm
 from club.models import (
     ChatMessage,
@@ -28,6 +28,7 @@ from club.models import (
     SeasonStanding,
     Suspension,
 )
+from club.selectors.fair_play import fair_play_signals
 from ddz_site.admin_views import ReadOnlyAdmin
 
 
@@ -55,7 +56,7 @@ class FairPlaySignalsAdmin(ReadOnlyAdmin):
         context = {
             **self.admin_site.each_context(request),
             "title": _("Fair-play signals"),
-            "signals": selectors.fair_play_signals(),
+            "signals": fair_play_signals(),
             "suspended": set(Suspension.objects.values_list("user_id", flat=True)),
             "opts": self.model._meta,
         }

@@ -13,9 +13,9 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from club import selectors
 from club.models import ChatMessage
 from club.phrases import EMOTES, phrase_text
+from club.selectors.tables import spectator_count
 from games.push import frames, send
 
 
@@ -69,7 +69,7 @@ def spectators_html(count: int) -> str:
 
 
 def spectators_event(table_id: int) -> tuple[str, dict[str, Any]]:
-    count = selectors.spectator_count(table_id=table_id)
+    count = spectator_count(table_id=table_id)
     return (
         frames.public_group(table_id),
         in_every_language(lambda: spectators_html(count)),

@@ -2,7 +2,7 @@
 spectator presence, quick chat, connection addresses for fair-play review, suspensions.
 Competition (issue #27): skill ratings per variant (club/skill.py) and seasons.
 
-Models stay thin: writes live in club/services.py, reads in club/selectors.py.
+Models stay thin: writes live in club/services.py, reads in club/selectors/.
 """
 
 from __future__ import annotations

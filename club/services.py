@@ -19,7 +19,7 @@ from django.utils import formats, timezone, translation
 
 from accounts.models import User
 from accounts.selectors import title_for, title_ladder
-from club import selectors, skill
+from club import skill
 from club.models import (
     ChatMessage,
     ConnectionRecord,
@@ -34,6 +34,8 @@ from club.models import (
     Suspension,
 )
 from club.phrases import phrase_text
+from club.selectors.ratings import rated_games, seat_ratings_forget
+from club.selectors.seasons import season_overlapping, season_running, seasons_due
 from club.skill import Game, Shape, Skill
 from ddz_site.addresses import client_address
 from games.table.errors import ActionRejected, ErrorCode
@@ -61,7 +63,7 @@ def hand_finished_record(*, hand: Any) -> None:
     calls this again when the hand opens."""
     if hooks.hidden_hands(hand_ids=[hand.pk], user=None):
         return
-    season = selectors.season_running(now=hand.finished_at)
+    season = season_running(now=hand.finished_at)
     outcomes = hand_outcomes_record(hand=hand, season=season)
     if not outcomes:
         return
@@ -436,7 +438,7 @@ def rating_hand_record(*, hand: Any) -> RatedHand | None:
     finishing transaction: its players' and role baseline's ratings are locked in primary-key
     order, then the hand takes the next number of the rated hands' sequence, so a hand that
     shares a rating with another is numbered after it exactly when it was rated after it."""
-    game = selectors.rated_games(hands=[hand])[hand.pk]
+    game = rated_games(hands=[hand])[hand.pk]
     if game is None:
         return None
     keys: list[RatingKey] = [*game.players, game.shape.key]
@@ -460,7 +462,7 @@ def rating_hand_record(*, hand: Any) -> RatedHand | None:
         Rating.objects.bulk_update(list(rows.values()), _RATING_FIELDS)
     # now, not at the commit: the hand's own push is sent at the commit, before this app's
     # callbacks, and shows the new numbers
-    selectors.seat_ratings_forget(user_ids=game.players, variant_key=hand.variant_key)
+    seat_ratings_forget(user_ids=game.players, variant_key=hand.variant_key)
     return rated
 
 
@@ -508,7 +510,7 @@ def _rated_hands_append(*, variant_key: str) -> int:
     )
     hidden = hooks.hidden_hands(hand_ids=[pk for pk, _ in waiting], user=None)
     waiting = [(pk, finished) for pk, finished in waiting if pk not in hidden]
-    games = selectors.rated_games(hands=_hands_for_rating([pk for pk, _ in waiting]))
+    games = rated_games(hands=_hands_for_rating([pk for pk, _ in waiting]))
     rows = [
         RatedHand(hand_id=pk, variant_key=variant_key, finished_at=finished or timezone.now())
         for pk, finished in waiting
@@ -532,7 +534,7 @@ def ratings_recompute(*, variant_key: str) -> RecomputeReport:
         .order_by("pk")
         .values_list("pk", "hand_id", "finished_at")
     )
-    games = selectors.rated_games(hands=_hands_for_rating([h for _, h, _ in sequence]))
+    games = rated_games(hands=_hands_for_rating([h for _, h, _ in sequence]))
     skills: dict[RatingKey, Skill] = {}
     hands: dict[RatingKey, int] = {}
     last: dict[RatingKey, datetime.datetime] = {}
@@ -567,7 +569,7 @@ def ratings_recompute(*, variant_key: str) -> RecomputeReport:
             for rated_id, key, side, before, after in moves
         },
     )
-    selectors.seat_ratings_forget(user_ids=None, variant_key=variant_key)
+    seat_ratings_forget(user_ids=None, variant_key=variant_key)
     return RecomputeReport(variant_key, rated, appended, len(changed), rewritten)
 
 
@@ -628,7 +630,7 @@ def season_validate(
         raise ValidationError({"ends_at": _("A season ends after it starts.")})
     if ends_at <= timezone.now():
         raise ValidationError({"ends_at": _("This end has passed already.")})
-    other = selectors.season_overlapping(starts_at=starts_at, ends_at=ends_at, exclude_id=season_id)
+    other = season_overlapping(starts_at=starts_at, ends_at=ends_at, exclude_id=season_id)
     if other is not None:
         raise ValidationError(
             _("Seasons cannot overlap: %(name)s runs from %(start)s to %(end)s.")
@@ -656,7 +658,7 @@ def season_open(*, name: str, starts_at: datetime.datetime, ends_at: datetime.da
 def seasons_begin_due(*, now: datetime.datetime | None = None) -> int:
     """Begin every season whose start has come (the deadline runner calls this on each of
     its rounds; so do the admin and ``manage.py season_begin``); returns how many began."""
-    return sum(season_begin(season_id=pk, now=now) for pk in selectors.seasons_due(now=now))
+    return sum(season_begin(season_id=pk, now=now) for pk in seasons_due(now=now))
 
 
 @transaction.atomic

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db.models.signals import post_migrate, post_save
 
-from club.selectors import seat_ratings_clear
+from club.selectors.ratings import seat_ratings_clear
 from games.models import Hand
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from club import broadcast, selectors, services
+from club import broadcast, services
+from club.selectors.tables import spectator_sockets
 from games.push import send
 
 logger = logging.getLogger(__name__)
@@ -22,13 +23,13 @@ logger = logging.getLogger(__name__)
 
 def _opened(table_id: int, user: Any, ip: str | None, seated: bool) -> tuple[str, dict] | None:
     services.connection_record(table_id=table_id, user=user, ip=ip, seated=seated)
-    if seated or selectors.spectator_sockets(table_id=table_id, user_id=user.pk) != 1:
+    if seated or spectator_sockets(table_id=table_id, user_id=user.pk) != 1:
         return None  # a seated player, or another tab of a spectator: nothing to show
     return broadcast.spectators_event(table_id)
 
 
 def _closed(table_id: int, user: Any) -> tuple[str, dict] | None:
-    if selectors.spectator_sockets(table_id=table_id, user_id=user.pk) != 0:
+    if spectator_sockets(table_id=table_id, user_id=user.pk) != 0:
         return None  # a seated player, or a spectator with another tab open
     return broadcast.spectators_event(table_id)
 
@@ -57,7 +58,7 @@ def leases_expired(*, table_id: int, user_ids: Iterable[int]) -> None:
     """The sweep deleted the dead leases of these users at the table (their process stopped):
     the table's sockets get the new count when a spectator left with them."""
     try:
-        if any(selectors.spectator_sockets(table_id=table_id, user_id=u) == 0 for u in user_ids):
+        if any(spectator_sockets(table_id=table_id, user_id=u) == 0 for u in user_ids):
             send.send_frames([broadcast.spectators_event(table_id)])
     except Exception:  # the sweep goes on: the count is a nicety
         logger.exception("club: spectators of table %s after its leases expired", table_id)

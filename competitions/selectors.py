@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from club.selectors import ratings_of
+from club.selectors.ratings import ratings_of
 from competitions import arena, duplicate
 from competitions.models import Board, Entry, Event, Format, Game
 

@@ -8,8 +8,9 @@ from typing import Any
 from django import template
 from django.conf import settings
 
-from club import selectors, services
+from club import services
 from club.phrases import EMOTE_LABELS, EMOTES, PHRASES
+from club.selectors.tables import spectator_count, tables_to_watch
 
 register = template.Library()
 
@@ -26,11 +27,11 @@ def club_table_extras(context: Any, table: Any) -> dict[str, Any]:
         "emotes": [(key, emote, str(EMOTE_LABELS[key])) for key, emote in EMOTES.items()],
         "free_text": settings.DDZ_CHAT_FREE_TEXT,
         "max_chars": settings.DDZ_CHAT_MAX_CHARS,
-        "spectators": selectors.spectator_count(table_id=table.pk),
+        "spectators": spectator_count(table_id=table.pk),
         "oob": False,
     }
 
 
 @register.inclusion_tag("club/watch_list.html")
 def club_watch_list() -> dict[str, Any]:
-    return {"tables": selectors.tables_to_watch()}
+    return {"tables": tables_to_watch()}

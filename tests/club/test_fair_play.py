@@ -10,8 +10,14 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import BeanEntry
-from club import selectors, services
+from club import services
 from club.models import ConnectionRecord, Suspension
+from club.selectors.fair_play import (
+    signal_abandons,
+    signal_bean_flows,
+    signal_frequent_pairs,
+    signal_shared_addresses,
+)
 from games import services as game_services
 from games.models import Seat
 from games.table.errors import ActionRejected, ErrorCode
@@ -57,7 +63,7 @@ class PairSignalTests:
     def test_silent_on_a_normal_history(self):
         users = _players(4)
         _normal_history(users, make_table())
-        assert selectors.signal_frequent_pairs() == []
+        assert signal_frequent_pairs() == []
 
     def test_fires_on_two_accounts_always_together(self):
         users = _players(8)
@@ -68,7 +74,7 @@ class PairSignalTests:
             finished_hand(table, [a, b, third], landlord=[0], beans=[100, -50, -50])
             for third in users[:4] + users[6:]
         ]
-        signals = selectors.signal_frequent_pairs()
+        signals = signal_frequent_pairs()
         assert _names(signals) == [("u4", "u5")]
         assert signals[0].hand_ids == sorted((h.pk for h in hands), reverse=True)
 
@@ -77,7 +83,7 @@ class FlowSignalTests:
     def test_silent_on_a_normal_history(self):
         users = _players(4)
         _normal_history(users, make_table())
-        assert selectors.signal_bean_flows() == []
+        assert signal_bean_flows() == []
 
     def test_fires_when_beans_keep_flowing_one_way(self):
         users = _players(5)
@@ -88,7 +94,7 @@ class FlowSignalTests:
             finished_hand(table, [taker, feeder, filler], landlord=[0], beans=[200, -100, -100])
             for _ in range(6)
         ]
-        signals = selectors.signal_bean_flows()
+        signals = signal_bean_flows()
         assert _names(signals)[:1] == [("u4", "u0")]
         assert set(h.pk for h in hands) <= set(signals[0].hand_ids)
         assert signals[0].summary["beans"] >= 300
@@ -103,7 +109,7 @@ class AddressSignalTests:
             ConnectionRecord.objects.create(table=table, user=user, ip=f"10.0.0.{i}", seated=True)
         watcher = make_player("watcher", beans=0)
         ConnectionRecord.objects.create(table=table, user=watcher, ip="10.0.0.1", seated=False)
-        assert selectors.signal_shared_addresses() == []
+        assert signal_shared_addresses() == []
 
     def test_fires_on_two_seated_accounts_from_one_address(self):
         users = _players(3)
@@ -112,7 +118,7 @@ class AddressSignalTests:
         ConnectionRecord.objects.create(table=table, user=users[0], ip="10.0.0.9", seated=True)
         ConnectionRecord.objects.create(table=table, user=users[2], ip="10.0.0.9", seated=True)
         ConnectionRecord.objects.create(table=table, user=users[1], ip="10.0.0.1", seated=True)
-        signals = selectors.signal_shared_addresses()
+        signals = signal_shared_addresses()
         assert _names(signals) == [("u0", "u2")]
         assert signals[0].hand_ids == [hand.pk]
         assert signals[0].summary["ip"] == "10.0.0.9"
@@ -142,7 +148,7 @@ class AbandonSignalTests:
             finished_hand(
                 table, users, landlord=[0], beans=[100, -50, -50], timeouts=(1,) if i == 0 else ()
             )
-        assert selectors.signal_abandons() == []
+        assert signal_abandons() == []
 
     def test_fires_on_frequent_timeouts_and_leaving(self):
         users = _players(3)
@@ -159,7 +165,7 @@ class AbandonSignalTests:
             )
             if i % 3 == 0 or i == 1:
                 flagged.append(hand.pk)
-        signals = selectors.signal_abandons()
+        signals = signal_abandons()
         assert _names(signals) == [("u2",)]
         assert signals[0].hand_ids == sorted(flagged, reverse=True)
         assert signals[0].summary["left"] == 1 and signals[0].summary["timeouts"] == 4

@@ -16,8 +16,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from club import selectors, services, skill
+from club import services, skill
 from club.models import HandOutcome, RatedHand, Rating, RatingChange
+from club.selectors.ratings import leaderboard_rating, rated_games, rating_for, ratings_of
 from games import services as game_services
 from games.models import Hand
 from tests.club.history import make_table, settled_hand
@@ -85,8 +86,8 @@ class LiveAndRecomputeTests:
                 assert (change.mu_after > change.mu_before) == outcome.won
             assert (baseline.mu_after > baseline.mu_before) == won
         for user in three:
-            assert selectors.rating_for(user=user, variant_key="classic3").hands == 3
-            assert selectors.rating_for(user=user, variant_key="qq5").hands == 0
+            assert rating_for(user=user, variant_key="classic3").hands == 3
+            assert rating_for(user=user, variant_key="qq5").hands == 0
         live = _snapshot()
         assert " 0 ratings changed, 0 rating changes rewritten" in _recompute()
         assert _snapshot() == live
@@ -111,7 +112,7 @@ class LiveAndRecomputeTests:
         assert "classic3: 3 rated hands (2 added to the sequence)" in _recompute()
         sequence = list(RatedHand.objects.order_by("pk").values_list("hand_id", flat=True))
         assert sequence[1:] == [early.pk, later.pk]
-        assert selectors.rating_for(user=people[0], variant_key="classic3").hands == 3
+        assert rating_for(user=people[0], variant_key="classic3").hands == 3
         assert " 0 ratings changed, 0 rating changes rewritten" in _recompute()
 
 
@@ -137,13 +138,13 @@ class UnratedTests:
         own = settled_hand(table, people, landlord=[0], landlord_won=False, self_autoplay=(0,))
         services.hand_finished_record(hand=own)
         assert RatedHand.objects.get().hand_id == own.pk
-        assert selectors.rating_for(user=people[0], variant_key="classic3").skill.mu < 25
+        assert rating_for(user=people[0], variant_key="classic3").skill.mu < 25
 
     def test_a_bot_account_on_a_seat_counts_as_a_bot(self):
         people = [make_player() for _ in range(2)]
         bot = User.objects.create_user(username="house-bot", is_bot=True)
         hand = settled_hand(make_table(), [*people, bot], landlord=[0], landlord_won=True)
-        assert selectors.rated_games(hands=[hand]) == {hand.pk: None}
+        assert rated_games(hands=[hand]) == {hand.pk: None}
 
 
 class ProvisionalAndBoardTests:
@@ -170,11 +171,11 @@ class ProvisionalAndBoardTests:
                     landlord_won=number % 2 == 0,
                 )
             )
-            flags.append(selectors.rating_for(user=newcomer, variant_key="classic3").provisional)
+            flags.append(rating_for(user=newcomer, variant_key="classic3").provisional)
         assert flags[:10] == [True] * 10
         settled_at = flags.index(False)
         assert 15 <= settled_at <= 22 and not any(flags[settled_at:])
-        assert not selectors.rating_for(user=regulars[0], variant_key="classic3").provisional
+        assert not rating_for(user=regulars[0], variant_key="classic3").provisional
 
     def test_the_rating_board_lists_active_players_only(self, client, settings):
         settings.DDZ_RATING_ACTIVE_DAYS = 30
@@ -190,13 +191,13 @@ class ProvisionalAndBoardTests:
             services.hand_finished_record(
                 hand=settled_hand(table, [ann, ben, cat], landlord=[landlord], landlord_won=True)
             )
-        rows = selectors.leaderboard_rating(variant_key="classic3")
+        rows = leaderboard_rating(variant_key="classic3")
         assert rows[0].username == "ann"
         assert {r.username for r in rows} == {"ann", "ben", "cat"}
         assert all(r.provisional for r in rows)
-        ratings = selectors.ratings_of(user_ids=[ann.pk, dan.pk], variant_key="classic3")
+        ratings = ratings_of(user_ids=[ann.pk, dan.pk], variant_key="classic3")
         assert rows[0].value == ratings[ann.pk].shown and ratings[dan.pk].hands == 1
-        assert selectors.leaderboard_rating(variant_key="qq5") == []
+        assert leaderboard_rating(variant_key="qq5") == []
         for lang, provisional in (("en", "provisional"), ("zh-hans", "定级中")):
             client.cookies["django_language"] = lang
             body = client.get(reverse("leaderboard") + "?by=rating&variant=classic3").content
@@ -216,7 +217,7 @@ class ProvisionalAndBoardTests:
         )
         client.cookies["django_language"] = "en"
         text = client.get(reverse("player_profile", args=["ann"])).content.decode()
-        shown = selectors.rating_for(user=people[0], variant_key="classic3").shown
+        shown = rating_for(user=people[0], variant_key="classic3").shown
         assert 'id="profile-ratings"' in text and f">{shown}<" in text and "provisional" in text
         assert shown > skill.DISPLAY_OFFSET
 
@@ -286,7 +287,7 @@ class TableTests:
                 )
             )
         seated = seated_table(make_room("classic3"), people)  # and a bot
-        ratings = selectors.ratings_of(user_ids=[p.pk for p in people], variant_key="classic3")
+        ratings = ratings_of(user_ids=[p.pk for p in people], variant_key="classic3")
         client.force_login(people[0])
         client.cookies["django_language"] = "en"
         page = client.get(reverse("table", args=[seated.pk])).content.decode()
@@ -299,7 +300,7 @@ class TableTests:
         services.hand_finished_record(
             hand=settled_hand(table, [*people, regular], landlord=[0], landlord_won=True)
         )
-        moved = selectors.rating_for(user=people[0], variant_key="classic3").shown
+        moved = rating_for(user=people[0], variant_key="classic3").shown
         assert moved > ratings[people[0].pk].shown
         frames = push_frames(seated.pk)
         assert f">{moved}</span>" in _panels(frames[-1][1]["html"])[0]

@@ -16,8 +16,11 @@ from hypothesis import strategies as st
 
 from accounts.models import BeanEntry, User
 from accounts.selectors import title_for
-from club import selectors, services
+from club import services
 from club.models import HandOutcome, Season, SeasonReset, SeasonStanding
+from club.selectors.leaderboards import leaderboard_season_score
+from club.selectors.profiles import profile_badges
+from club.selectors.ratings import leaderboard_rating
 from club.services import season_score_reset
 from club.views import NO_SEASON
 from games import services as game_services
@@ -145,7 +148,7 @@ class SeasonHandsTests:
             hand = settled_hand(table, [ann, ben, cat], landlord=[landlord], landlord_won=True)
             hand.result["score_after"] = [1_500 + 900 * (landlord == 0), 50, 10]
             services.hand_finished_record(hand=hand)
-        rows = selectors.leaderboard_season_score(season=season)
+        rows = leaderboard_season_score(season=season)
         assert [(r.username, r.value, r.hands) for r in rows] == [
             ("ann", 1_500, 2), ("ben", 50, 2), ("cat", 10, 2),
         ]  # fmt: skip
@@ -169,7 +172,7 @@ class SeasonHandsTests:
             text = client.get(reverse("player_profile", args=["ann"])).content.decode()
             assert 'id="season-badges"' in text and "Autumn" in text
         assert str(title_for(2_400)) in text
-        assert [b.peak_title for b in selectors.profile_badges(user=ann)] == [title_for(2_400)]
+        assert [b.peak_title for b in profile_badges(user=ann)] == [title_for(2_400)]
         assert "(current)" not in client.get(reverse("leaderboard")).content.decode()
 
     def test_the_board_shows_the_season_under_way_unless_another_is_chosen(self, client):
@@ -222,9 +225,9 @@ class SeasonHandsTests:
             services.hand_finished_record(
                 hand=settled_hand(table, [ann, ben, cat], landlord=[1], landlord_won=True)
             )
-        in_season = selectors.leaderboard_rating(variant_key="classic3", season=season)
+        in_season = leaderboard_rating(variant_key="classic3", season=season)
         assert in_season[0].username == "ann" and [r.hands for r in in_season] == [1, 1, 1]
-        assert selectors.leaderboard_rating(variant_key="classic3")[0].username == "ben"
+        assert leaderboard_rating(variant_key="classic3")[0].username == "ben"
 
 
 class AdminTests:
