@@ -14,7 +14,7 @@ from games.models import Hand
 
 def _hand_saved(sender: Any, instance: Hand, **kwargs: Any) -> None:
     if instance.status == Hand.Status.FINISHED and instance.settled:
-        from club.services import hand_finished_record
+        from club.services.outcomes import hand_finished_record
 
         hand_finished_record(hand=instance)
 

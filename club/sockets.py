@@ -14,15 +14,17 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from club import broadcast, services
+from club import broadcast
 from club.selectors.tables import spectator_sockets
+from club.services.chat import chat_send
+from club.services.connections import client_ip, connection_record
 from games.push import send
 
 logger = logging.getLogger(__name__)
 
 
 def _opened(table_id: int, user: Any, ip: str | None, seated: bool) -> tuple[str, dict] | None:
-    services.connection_record(table_id=table_id, user=user, ip=ip, seated=seated)
+    connection_record(table_id=table_id, user=user, ip=ip, seated=seated)
     if seated or spectator_sockets(table_id=table_id, user_id=user.pk) != 1:
         return None  # a seated player, or another tab of a spectator: nothing to show
     return broadcast.spectators_event(table_id)
@@ -37,7 +39,7 @@ def _closed(table_id: int, user: Any) -> tuple[str, dict] | None:
 async def socket_opened(consumer: Any, *, seated: bool = False) -> None:
     """``seated``: the user holds a seat at the table (his socket is no spectator)."""
     try:
-        ip = services.client_ip(consumer.scope)
+        ip = client_ip(consumer.scope)
         push = await database_sync_to_async(_opened)(consumer.table_id, consumer.user, ip, seated)
         if push is not None:
             await consumer.channel_layer.group_send(*push)
@@ -66,6 +68,6 @@ def leases_expired(*, table_id: int, user_ids: Iterable[int]) -> None:
 
 async def chat(consumer: Any, intent: Any) -> None:
     """The ``chat`` intent: raises ActionRejected (ChatRefused) for the consumer to show."""
-    await database_sync_to_async(services.chat_send)(
+    await database_sync_to_async(chat_send)(
         table_id=consumer.table_id, user=consumer.user, key=intent.chat_key, text=intent.text
     )

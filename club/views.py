@@ -13,7 +13,6 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from accounts.selectors import title_progress
-from club import services
 from club.forms import PlayerSettingsForm
 from club.selectors.leaderboards import (
     leaderboard_beans,
@@ -29,6 +28,9 @@ from club.selectors.profiles import (
 )
 from club.selectors.ratings import leaderboard_rating, profile_ratings
 from club.selectors.seasons import season_running, seasons_begun
+
+# as a module: its functions' names are those of the views that call them
+from club.services import player_settings as settings_services
 from games.models import VARIANT_LABELS
 from games.reads.selectors import hands_readable
 
@@ -111,11 +113,11 @@ def player_profile(request: HttpRequest, username: str) -> HttpResponse:
 
 @login_required
 def player_settings(request: HttpRequest) -> HttpResponse:
-    prefs = services.player_settings_get(user=request.user)
+    prefs = settings_services.player_settings_get(user=request.user)
     if request.method == "POST":
         form = PlayerSettingsForm(request.POST, instance=prefs)
         if form.is_valid():
-            prefs = services.player_settings_update(user=request.user, **form.cleaned_data)
+            prefs = settings_services.player_settings_update(user=request.user, **form.cleaned_data)
             response = redirect("player_settings")
             if prefs.language:
                 translation.activate(prefs.language)
@@ -131,5 +133,5 @@ def player_settings(request: HttpRequest) -> HttpResponse:
 @require_POST
 def player_guide_seen(request: HttpRequest) -> HttpResponse:
     """The table's guide was closed: it opens by itself no more (the "?" button still opens it)."""
-    services.player_guide_seen(user=request.user)
+    settings_services.player_guide_seen(user=request.user)
     return HttpResponse(status=204)

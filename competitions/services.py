@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import BeanEntry, User
 from accounts.services import InsufficientBeans, beans_event_move
-from club.services import hand_finished_record
+from club.services.outcomes import hand_finished_record
 from competitions import broadcast, prizes, selectors
 from competitions.errors import EventCode, EventRefused
 from competitions.models import Entry, Event, Format, Schedule, Settlement
@@ -226,10 +226,11 @@ def finish_locked(event: Event, *, now: datetime.datetime) -> None:
 def board_hands_open(*, hands: Iterable[Hand]) -> None:
     """(inside the event lock, once its boards open) A duplicate board's hands are hidden while
     any table plays it, and the club keeps nothing of them meanwhile (outcomes, standings,
-    ratings: ``club.services.hand_finished_record`` skips a hidden hand); when the board opens
-    (every table played it, or the event is over) the club records its finished hands, in the
-    order they finished. So the rating sequence numbers them after every hand rated before the
-    board opened, and ``rating_recompute``, which replays that sequence, gives the same."""
+    ratings: ``club.services.outcomes.hand_finished_record`` skips a hidden hand); when the
+    board opens (every table played it, or the event is over) the club records its finished
+    hands, in the order they finished. So the rating sequence numbers them after every hand
+    rated before the board opened, and ``rating_recompute``, which replays that sequence, gives
+    the same."""
     finished = [h for h in hands if h.status == Hand.Status.FINISHED]
     for hand in sorted(finished, key=lambda h: (h.finished_at or timezone.now(), h.pk)):
         hand_finished_record(hand=hand)

@@ -10,7 +10,6 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import BeanEntry
-from club import services
 from club.models import ConnectionRecord, Suspension
 from club.selectors.fair_play import (
     signal_abandons,
@@ -18,6 +17,8 @@ from club.selectors.fair_play import (
     signal_frequent_pairs,
     signal_shared_addresses,
 )
+from club.services.connections import client_ip, connection_record
+from club.services.suspensions import user_suspend, user_unsuspend
 from games import services as game_services
 from games.models import Seat
 from games.table.errors import ActionRejected, ErrorCode
@@ -127,7 +128,7 @@ class AddressSignalTests:
         user = make_player("ann")
         table = make_table()
         scope = {"client": ("192.0.2.7", 5555), "headers": [(b"x-forwarded-for", b"1.2.3.4")]}
-        services.connection_record(table_id=table.pk, user=user, ip=services.client_ip(scope))
+        connection_record(table_id=table.pk, user=user, ip=client_ip(scope))
         assert ConnectionRecord.objects.get(user=user).ip == "192.0.2.7"  # proxy not trusted
 
     def test_behind_the_proxy_the_address_nginx_appended(self, settings):
@@ -136,8 +137,8 @@ class AddressSignalTests:
             "client": ("1.2.3.4", 1),  # daphne --proxy-headers takes the first entry
             "headers": [(b"x-forwarded-for", b"1.2.3.4, 198.51.100.8")],
         }
-        assert services.client_ip(forged) == "198.51.100.8"
-        assert services.client_ip({"client": ("127.0.0.1", 1), "headers": []}) == "127.0.0.1"
+        assert client_ip(forged) == "198.51.100.8"
+        assert client_ip({"client": ("127.0.0.1", 1), "headers": []}) == "127.0.0.1"
 
 
 class AbandonSignalTests:
@@ -203,7 +204,7 @@ class SuspensionTests:
         game_services.table_join(table_id=table.pk, user=ann)
         ledger = list(BeanEntry.objects.filter(user=ann).values_list("pk", "delta"))
         with django_capture_on_commit_callbacks(execute=True):
-            services.user_suspend(user=ann, reason="collusion", actor=None)
+            user_suspend(user=ann, reason="collusion", actor=None)
         assert not Seat.objects.filter(user=ann).exists()  # stood up
         with pytest.raises(ActionRejected) as refused:
             game_services.table_join(table_id=table.pk, user=ann)
@@ -213,14 +214,14 @@ class SuspensionTests:
             game_services.table_quick_join(room=room, user=ann)
         assert refused.value.code is ErrorCode.SUSPENDED
         assert list(BeanEntry.objects.filter(user=ann).values_list("pk", "delta")) == ledger
-        services.user_unsuspend(user=ann)
+        user_unsuspend(user=ann)
         game_services.table_join(table_id=table.pk, user=ann)
 
     def test_the_sit_view_shows_the_reason(self, client):
         room = make_room("classic3")
         ann = make_player("ann")
         table = game_services.table_create(room=room)
-        services.user_suspend(user=ann, reason="collusion", actor=None)
+        user_suspend(user=ann, reason="collusion", actor=None)
         client.force_login(ann)
         client.cookies["django_language"] = "en"
         page = client.post(reverse("table_sit", args=[table.pk]), {"seat": "0"}, follow=True)

@@ -16,9 +16,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from club import services, skill
+from club import skill
 from club.models import HandOutcome, RatedHand, Rating, RatingChange
 from club.selectors.ratings import leaderboard_rating, rated_games, rating_for, ratings_of
+from club.services.outcomes import hand_finished_record
+from club.services.ratings import rating_hand_record
 from games import services as game_services
 from games.models import Hand
 from tests.club.history import make_table, settled_hand
@@ -104,9 +106,7 @@ class LiveAndRecomputeTests:
         table = make_table("classic3")
         old = timezone.now() - datetime.timedelta(days=3)
         early = settled_hand(table, people, landlord=[0], landlord_won=True, when=old)
-        services.hand_finished_record(
-            hand=settled_hand(table, people, landlord=[1], landlord_won=False)
-        )
+        hand_finished_record(hand=settled_hand(table, people, landlord=[1], landlord_won=False))
         later = settled_hand(table, people, landlord=[2], landlord_won=True, when=old)
         assert RatedHand.objects.count() == 1
         assert "classic3: 3 rated hands (2 added to the sequence)" in _recompute()
@@ -131,12 +131,12 @@ class UnratedTests:
         people = [make_player() for _ in range(3)]
         table = make_table("classic3")
         unrated = settled_hand(table, people, landlord=[0], landlord_won=True, undecided=(2,))
-        services.hand_finished_record(hand=unrated)
+        hand_finished_record(hand=unrated)
         assert HandOutcome.objects.filter(hand=unrated).count() == 3
         assert not RatedHand.objects.exists()
         # handing the seat to 托管 oneself is a decision: no voiding a bad hand that way
         own = settled_hand(table, people, landlord=[0], landlord_won=False, self_autoplay=(0,))
-        services.hand_finished_record(hand=own)
+        hand_finished_record(hand=own)
         assert RatedHand.objects.get().hand_id == own.pk
         assert rating_for(user=people[0], variant_key="classic3").skill.mu < 25
 
@@ -163,7 +163,7 @@ class ProvisionalAndBoardTests:
         table = make_table("classic3")
         flags = []
         for number in range(26):
-            services.hand_finished_record(
+            hand_finished_record(
                 hand=settled_hand(
                     table,
                     [newcomer, *regulars],
@@ -182,13 +182,13 @@ class ProvisionalAndBoardTests:
         ann, ben, cat, dan = (make_player(n, beans=0) for n in ("ann", "ben", "cat", "dan"))
         table = make_table("classic3")
         long_ago = timezone.now() - datetime.timedelta(days=40)
-        services.hand_finished_record(
+        hand_finished_record(
             hand=settled_hand(
                 table, [dan, ben, cat], landlord=[0], landlord_won=True, when=long_ago
             )
         )
         for landlord in (0, 0, 1):
-            services.hand_finished_record(
+            hand_finished_record(
                 hand=settled_hand(table, [ann, ben, cat], landlord=[landlord], landlord_won=True)
             )
         rows = leaderboard_rating(variant_key="classic3")
@@ -212,7 +212,7 @@ class ProvisionalAndBoardTests:
 
     def test_the_profile_shows_each_rated_variant(self, client):
         people = [make_player(n, beans=0) for n in ("ann", "ben", "cat")]
-        services.hand_finished_record(
+        hand_finished_record(
             hand=settled_hand(make_table(), people, landlord=[0], landlord_won=True)
         )
         client.cookies["django_language"] = "en"
@@ -247,7 +247,7 @@ def test_concurrent_hands_are_numbered_in_the_order_their_ratings_moved():
     def rate_second_and_hold() -> None:
         try:
             with transaction.atomic():
-                services.rating_hand_record(hand=second)
+                rating_hand_record(hand=second)
                 holding.set()
                 release.wait(timeout=30)
         except BaseException as error:  # reported below
@@ -259,7 +259,7 @@ def test_concurrent_hands_are_numbered_in_the_order_their_ratings_moved():
     holder.start()
     assert holding.wait(timeout=30)
     waiter = threading.Thread(
-        target=lambda: (services.rating_hand_record(hand=first), close_old_connections())
+        target=lambda: (rating_hand_record(hand=first), close_old_connections())
     )
     waiter.start()
     waiter.join(timeout=2)
@@ -281,7 +281,7 @@ class TableTests:
         regular = make_player("cat")
         table = make_table("classic3")
         for landlord in (0, 1, 2, 0):
-            services.hand_finished_record(
+            hand_finished_record(
                 hand=settled_hand(
                     table, [*people, regular], landlord=[landlord], landlord_won=landlord == 0
                 )
@@ -297,7 +297,7 @@ class TableTests:
             assert f">{ratings[person.pk].shown}</span>" in panel
         assert "Skill rating, provisional" in panels[0]
         # the push after a rated hand shows the new number: its process forgot the old one
-        services.hand_finished_record(
+        hand_finished_record(
             hand=settled_hand(table, [*people, regular], landlord=[0], landlord_won=True)
         )
         moved = rating_for(user=people[0], variant_key="classic3").shown
