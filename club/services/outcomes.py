@@ -18,7 +18,7 @@ def hand_finished_record(*, hand: Any) -> None:
     """What the club keeps of a finished hand, written in the transaction that finishes it
     (club.signals): the outcome rows, the season standings and the skill rating. Once per
     hand: a second call finds the outcome rows and writes nothing. Nothing while an app hides
-    the hand from its readers (games.hooks ``hidden_hands``: a duplicate board still in play
+    the hand from its readers (games.table.hooks ``hidden_hands``: a duplicate board still in play
     at another table), since profiles, leaderboards and ratings would tell its result: the app
     calls this again when the hand opens."""
     if hooks.hidden_hands(hand_ids=[hand.pk], user=None):
