@@ -41,8 +41,8 @@ def hand_start(*, table_id: int, user: User | None = None) -> Hand:
         refusal = _stand_up_before_deal(table, seats, user=user, now=now)
         if refusal is None:
             hand = deal_hand(table, seats, now=now)
-            # the club region too: seat moves and swaps are offered between hands only
-            bump(table, club=True)
+            # the session region too: seat moves and swaps are offered between hands only
+            bump(table, session=True)
             return hand
         bump(table)
     raise refusal

@@ -67,7 +67,7 @@ def test_the_page_speaks_its_readers_language(client, club_table, language) -> N
         client.force_login(user)
         client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
         page = client.get(reverse("table", args=[table.pk])).content.decode()
-        assert 'id="table-club"' in page and "score-sheet" in page
+        assert 'id="table-session"' in page and "score-sheet" in page
         assert foreign(page, language) == []
 
 
@@ -94,7 +94,7 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
         else:
             pages.append(event["html"])
     assert len(pages) == 5  # host, amy, the spectators, the chat, the spectator count
-    assert sum('id="table-club"' in page for page in pages) == 3
+    assert sum('id="table-session"' in page for page in pages) == 3
     for page in pages:
         assert foreign(page, language) == []
 
