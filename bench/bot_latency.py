@@ -77,9 +77,9 @@ class Recorder:
 
 def _time_decisions(recorder: Recorder) -> None:
     """Time every bot decision the runner makes (the runner's own call, unchanged)."""
-    from games.services import hands
+    from games.services import hand_deadlines
 
-    decide = hands.bot_action
+    decide = hand_deadlines.bot_action
 
     def timed(state, seat, *, think=None):
         wall, cpu = time.perf_counter(), time.thread_time()
@@ -90,7 +90,7 @@ def _time_decisions(recorder: Recorder) -> None:
             recorder.add("new5 38 cards", wall, cpu)
         return action
 
-    hands.bot_action = timed
+    hand_deadlines.bot_action = timed
 
 
 def _tables(variants: list[str], count: int, delay_ms: int) -> list[tuple[str, int, object]]:

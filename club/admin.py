@@ -15,7 +15,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import User
-from club import selectors, services
 from club.forms import SeasonForm, SuspendForm
 from club.models import (
     ChatMessage,
@@ -28,6 +27,9 @@ from club.models import (
     SeasonStanding,
     Suspension,
 )
+from club.selectors.fair_play import fair_play_signals
+from club.services.seasons import season_save
+from club.services.suspensions import user_suspend, user_unsuspend
 from ddz_site.admin_views import ReadOnlyAdmin
 
 
@@ -55,7 +57,7 @@ class FairPlaySignalsAdmin(ReadOnlyAdmin):
         context = {
             **self.admin_site.each_context(request),
             "title": _("Fair-play signals"),
-            "signals": selectors.fair_play_signals(),
+            "signals": fair_play_signals(),
             "suspended": set(Suspension.objects.values_list("user_id", flat=True)),
             "opts": self.model._meta,
         }
@@ -65,9 +67,7 @@ class FairPlaySignalsAdmin(ReadOnlyAdmin):
         player = get_object_or_404(User, pk=user_id)
         form = SuspendForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
-            services.user_suspend(
-                user=player, reason=form.cleaned_data["reason"], actor=request.user
-            )
+            user_suspend(user=player, reason=form.cleaned_data["reason"], actor=request.user)
             messages.success(request, _("%(name)s is suspended.") % {"name": player.username})
             return redirect("admin:club_fairplaysignals_changelist")
         context = {
@@ -90,7 +90,7 @@ class SuspensionAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Suspension, form: Any, change: bool) -> None:
         if not change:
-            services.user_suspend(user=obj.user, reason=obj.reason, actor=request.user)
+            user_suspend(user=obj.user, reason=obj.reason, actor=request.user)
             return
         super().save_model(request, obj, form, change)
 
@@ -98,7 +98,7 @@ class SuspensionAdmin(admin.ModelAdmin):
     def lift(self, request: HttpRequest, queryset: Any) -> None:
         count = 0
         for suspension in queryset.select_related("user"):
-            services.user_unsuspend(user=suspension.user)
+            user_unsuspend(user=suspension.user)
             count += 1
         self.message_user(request, _("Lifted %(count)d suspension(s).") % {"count": count})
 
@@ -142,7 +142,7 @@ class SeasonAdmin(admin.ModelAdmin):
         return obj is None or obj.begun_at is None
 
     def save_model(self, request: HttpRequest, obj: Season, form: Any, change: bool) -> None:
-        services.season_save(season=obj)
+        season_save(season=obj)
 
 
 @admin.register(SeasonStanding)

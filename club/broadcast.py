@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from club import selectors
 from club.models import ChatMessage
 from club.phrases import EMOTES, phrase_text
+from club.selectors.tables import spectator_count
 from games.api import Bulletin, Seat, announce, public_group
 
 
@@ -45,7 +45,7 @@ def spectators_html(count: int) -> str:
 
 
 def spectators_bulletin(table_id: int) -> Bulletin:
-    count = selectors.spectator_count(table_id=table_id)
+    count = spectator_count(table_id=table_id)
     return Bulletin(group=public_group(table_id), render=lambda: spectators_html(count))
 
 

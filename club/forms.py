@@ -6,8 +6,8 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from club import services
 from club.models import PlayerSettings, Season
+from club.services.seasons import season_validate
 
 
 class PlayerSettingsForm(forms.ModelForm):
@@ -37,7 +37,5 @@ class SeasonForm(forms.ModelForm):
         starts_at = data.get("starts_at", self.instance.starts_at)
         ends_at = data.get("ends_at")
         if starts_at is not None and ends_at is not None:
-            services.season_validate(
-                season_id=self.instance.pk, starts_at=starts_at, ends_at=ends_at
-            )
+            season_validate(season_id=self.instance.pk, starts_at=starts_at, ends_at=ends_at)
         return data

@@ -2,7 +2,7 @@
 spectator presence, quick chat, connection addresses for fair-play review, suspensions.
 Competition (issue #27): skill ratings per variant (club/skill.py) and seasons.
 
-Models stay thin: writes live in club/services.py, reads in club/selectors.py.
+Models stay thin: writes live in club/services/, reads in club/selectors/.
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ class RatingChange(models.Model):
 
 class Season(models.Model):
     """A stretch of club time the operator opens in the admin. At its start the title ladder's
-    score is soft-reset (club.services.season_begin); the rating carries on."""
+    score is soft-reset (club.services.seasons.season_begin); the rating carries on."""
 
     name = models.CharField(_("name"), max_length=80)
     starts_at = models.DateTimeField(_("starts"))

@@ -13,8 +13,24 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from accounts.selectors import title_progress
-from club import selectors, services
 from club.forms import PlayerSettingsForm
+from club.selectors.leaderboards import (
+    leaderboard_beans,
+    leaderboard_score,
+    leaderboard_season_score,
+)
+from club.selectors.profiles import (
+    profile_badges,
+    profile_recent_hands,
+    profile_season,
+    profile_stats,
+    user_suspension,
+)
+from club.selectors.ratings import leaderboard_rating, profile_ratings
+from club.selectors.seasons import season_running, seasons_begun
+
+# as a module: its functions' names are those of the views that call them
+from club.services import player_settings as settings_services
 from games.api import VARIANT_LABELS, hands_readable
 
 # the leaderboard's choice of no season (the period applies): a season's id is a number
@@ -31,27 +47,25 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         variant = ""
     days_raw = request.GET.get("days", "7")
     days = int(days_raw) if days_raw in ("7", "30") else None
-    seasons = selectors.seasons_begun()
-    running = selectors.season_running()
+    seasons = seasons_begun()
+    running = season_running()
     chosen = request.GET.get("season")
     # by default the club's board of the moment, the season under way (if one is); else a
     # season by its id, and NO_SEASON (or anything else) lets the period apply
     season = running if chosen is None else next((s for s in seasons if str(s.pk) == chosen), None)
     if board == "rating":
         variant = variant or next(iter(VARIANT_LABELS))  # ratings are per variant
-        rows = selectors.leaderboard_rating(variant_key=variant, season=season)
+        rows = leaderboard_rating(variant_key=variant, season=season)
     elif board == "beans":
-        rows = selectors.leaderboard_beans(days=days, variant=variant or None, season=season)
+        rows = leaderboard_beans(days=days, variant=variant or None, season=season)
     else:
         board = "score"
         if variant:
-            rows = selectors.leaderboard_beans(
-                days=None, variant=variant, metric="score", season=season
-            )
+            rows = leaderboard_beans(days=None, variant=variant, metric="score", season=season)
         elif season is not None:
-            rows = selectors.leaderboard_season_score(season=season)
+            rows = leaderboard_season_score(season=season)
         else:
-            rows = selectors.leaderboard_score()
+            rows = leaderboard_score()
     context = {
         "board": board,
         "variant": variant,
@@ -72,8 +86,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 def player_profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_bot=False)
-    stats = selectors.profile_stats(user=player)
-    recent = selectors.profile_recent_hands(user=player)
+    stats = profile_stats(user=player)
+    recent = profile_recent_hands(user=player)
     linked = [o.hand_id for o in recent] + (
         [stats.biggest_win.hand_id] if stats.biggest_win else []
     )
@@ -88,21 +102,21 @@ def player_profile(request: HttpRequest, username: str) -> HttpResponse:
             # a private table's hands are its players' and the staff's: no link for others
             "readable": hands_readable(hand_ids=linked, user=request.user),
             "labels": VARIANT_LABELS,
-            "suspended": selectors.user_suspension(user=player) is not None,
-            "ratings": selectors.profile_ratings(user=player),
-            "season": selectors.profile_season(user=player),
-            "badges": selectors.profile_badges(user=player),
+            "suspended": user_suspension(user=player) is not None,
+            "ratings": profile_ratings(user=player),
+            "season": profile_season(user=player),
+            "badges": profile_badges(user=player),
         },
     )
 
 
 @login_required
 def player_settings(request: HttpRequest) -> HttpResponse:
-    prefs = services.player_settings_get(user=request.user)
+    prefs = settings_services.player_settings_get(user=request.user)
     if request.method == "POST":
         form = PlayerSettingsForm(request.POST, instance=prefs)
         if form.is_valid():
-            prefs = services.player_settings_update(user=request.user, **form.cleaned_data)
+            prefs = settings_services.player_settings_update(user=request.user, **form.cleaned_data)
             response = redirect("player_settings")
             if prefs.language:
                 translation.activate(prefs.language)
@@ -118,5 +132,5 @@ def player_settings(request: HttpRequest) -> HttpResponse:
 @require_POST
 def player_guide_seen(request: HttpRequest) -> HttpResponse:
     """The table's guide was closed: it opens by itself no more (the "?" button still opens it)."""
-    services.player_guide_seen(user=request.user)
+    settings_services.player_guide_seen(user=request.user)
     return HttpResponse(status=204)

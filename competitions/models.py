@@ -2,7 +2,7 @@
 they deal, the boards of a duplicate round, recurring schedules and the one settlement of an
 event's fees and prizes.
 
-Models stay thin: writes in competitions/services.py (and runner.py), reads in selectors.py,
+Models stay thin: writes in competitions/services.py (the runner's too), reads in selectors.py,
 the rules in the pure modules arena, duplicate, prizes, schedule and grouping.
 """
 

@@ -5,7 +5,8 @@ hands, form arena tables, deal duplicate boards and rounds, end events on time.
 Everything is read from the database and each event's step runs under its row lock (``SKIP
 LOCKED`` on PostgreSQL: an event another process is stepping is left to it), so a restart or a
 ``kill -9`` loses nothing and two processes never start the same round twice (the unique
-boards and games refuse it anyway).
+boards and games refuse it anyway). What a step decides, it writes through
+competitions/services.py.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ from __future__ import annotations
 import datetime
 import logging
 import zoneinfo
-from fractions import Fraction
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import DatabaseError, connection, transaction
 
-from accounts.models import User
 from competitions import arena, broadcast, duplicate, schedule, selectors, services
 from competitions.models import Board, Entry, Event, Format, Game, Schedule
-from games.api import ActionRejected, Hand, Seat, hand_state, table_deal_for
-from games.engine import find_variant, new_seed, seed_commitment
+from games.api import Hand, Seat
+from games.engine import find_variant
 
 logger = logging.getLogger(__name__)
 
@@ -72,25 +71,9 @@ def schedules_create(*, now: datetime.datetime) -> int:
             after=after,
             until=until,
         ):
-            try:
-                with transaction.atomic():
-                    Event.objects.create(
-                        schedule=plan,
-                        starts_at=start,
-                        **{f.name: getattr(plan, f.name) for f in _SHARED_FIELDS},
-                    )
-                created += 1
-            except IntegrityError:
-                pass  # another process created it
-        Schedule.objects.filter(pk=plan.pk).update(created_until=until)
+            created += services.event_create_scheduled(plan=plan, starts_at=start)
+        services.schedule_advance(plan=plan, until=until)
     return created
-
-
-_SHARED_FIELDS = [
-    f
-    for f in Schedule._meta.concrete_fields
-    if f.name in {g.name for g in Event._meta.fields} and f.name not in {"id"}
-]
 
 
 def event_step(*, event_id: int, now: datetime.datetime) -> None:
@@ -119,7 +102,7 @@ def event_end_now(*, event_id: int, now: datetime.datetime) -> bool:
             _arena_count(event, now=now)
         else:
             _duplicate_record(event, now=now)
-        Game.objects.filter(event=event, finished_at__isnull=True).update(void=True)
+        services.games_void_unfinished(event=event)
         services.finish_locked(event, now=now)
     return True
 
@@ -128,11 +111,8 @@ def _start(event: Event, *, now: datetime.datetime) -> None:
     if selectors.active_entries(event=event).count() < event.min_entrants:
         services.cancel_locked(event, reason=CANCELLED_SHORT, now=now)
         return
-    event.status = Event.Status.RUNNING
-    event.started_at = now
-    event.save(update_fields=["status", "started_at"])
+    services.event_begin(event=event, now=now)
     if event.format == Format.ARENA:
-        Entry.objects.filter(event=event, active=True, paused=False).update(waiting_since=now)
         _arena_step(event, now=now)
     else:
         _round_start(event, 1, now=now)
@@ -152,30 +132,13 @@ def _finished_games(event: Event) -> list[Game]:
     )
 
 
-def seat_won(hand: Hand, seat: int) -> bool | None:
-    """Whether the seat's side won the hand (None: no result, everyone passed)."""
-    result = hand.result or {}
-    summary = result.get("summary") or {}
-    if "units" not in result:
-        return None
-    teams = summary.get("teams") or {}
-    side = "landlord" if seat in (teams.get("landlord") or []) else "farmer"
-    return summary.get("winner_side") == side
-
-
-def seat_units(hand: Hand, seats: int) -> list[str]:
-    """Each seat's units (0 for every seat of a deal everyone passed)."""
-    units = (hand.result or {}).get("units")
-    return [str(u) for u in units] if units else ["0"] * seats
-
-
 # --------------------------------------------------------------------------- arena
 
 
 def _arena_step(event: Event, *, now: datetime.datetime) -> None:
     changed = _arena_count(event, now=now)
     if now >= event.ends_at:
-        Game.objects.filter(event=event, finished_at__isnull=True).update(void=True)
+        services.games_void_unfinished(event=event)
         services.finish_locked(event, now=now)
         return
     if now < event.pairing_stops_at:
@@ -190,41 +153,9 @@ def _arena_count(event: Event, *, now: datetime.datetime) -> bool:
     for game in games:
         hand = game.hand
         if hand.finished_at is not None and hand.finished_at > event.ends_at:
-            game.void = True  # over after the end: does not count
-            game.save(update_fields=["void"])
+            services.game_void(game=game)  # over after the end: does not count
             continue
-        state = hand_state(hand)
-        results = []
-        for seat, user_id in enumerate(game.players):
-            won = seat_won(hand, seat)
-            results.append(won)
-            entry = entries.get(user_id) if user_id is not None else None
-            if entry is None:
-                continue
-            if entry.active:
-                line = selectors.line_of(entry).after(won)
-                entry.points, entry.wins, entry.played = line.points, line.wins, line.played
-                entry.streak = line.streak
-            entry.last_mates = [p for p in game.players if p is not None and p != user_id]
-            # 托管 at the end of his hand (he left or vanished): paused until he comes back
-            if state.autoplay[seat]:
-                entry.paused = True
-            entry.waiting_since = None if entry.paused or not entry.active else now
-            entry.save(
-                update_fields=[
-                    "points",
-                    "wins",
-                    "played",
-                    "streak",
-                    "last_mates",
-                    "paused",
-                    "waiting_since",
-                ]
-            )
-        game.results = results
-        game.finished_at = hand.finished_at or now
-        game.counted = True
-        game.save(update_fields=["results", "finished_at", "counted"])
+        services.game_arena_count(game=game, entries=entries, now=now)
     return bool(games)
 
 
@@ -253,46 +184,12 @@ def _arena_pair(event: Event, *, now: datetime.datetime) -> bool:
     )
     tables = arena.pair(pool, rules)
     for players in tables:
-        _deal(event, players, now=now)
+        services.game_deal(event=event, players=players, now=now)
     return bool(tables)
 
 
 def _seats(event: Event) -> int:
     return find_variant(event.room.variant).seats
-
-
-def _deal(
-    event: Event,
-    players: tuple[int | None, ...],
-    *,
-    now: datetime.datetime,
-    board: Board | None = None,
-    group: int = 0,
-) -> Game | None:
-    users = User.objects.in_bulk([p for p in players if p is not None])
-    try:
-        with transaction.atomic():
-            hand = table_deal_for(
-                room=event.room,
-                players=[users[p] if p is not None else None for p in players],
-                seed=board.seed if board is not None else None,
-            )
-            game = Game.objects.create(
-                event=event,
-                hand=hand,
-                table_id=hand.table_id,
-                board=board,
-                round=board.round if board is not None else 0,
-                group=group,
-                players=list(players),
-                created_at=now,
-            )
-    except (ActionRejected, IntegrityError) as error:
-        logger.info("event %s: a table could not be dealt: %s", event.pk, error)
-        return None
-    Entry.objects.filter(event=event, user_id__in=list(users)).update(waiting_since=None)
-    broadcast.player_moved_on_commit(event.pk, list(users))
-    return game
 
 
 # --------------------------------------------------------------------------- duplicate
@@ -319,30 +216,18 @@ def _round_start(event: Event, number: int, *, now: datetime.datetime) -> None:
         else:
             services.finish_locked(event, now=now)
         return
-    for user_id in seating.sitting_out:
-        Entry.objects.filter(event=event, user_id=user_id).update(sat_out=sat_out[user_id] + 1)
-    boards = []
-    for n in range(1, event.boards_per_round + 1):
-        seed = new_seed()
-        boards.append(
-            Board.objects.create(
-                event=event, round=number, number=n, seed=seed, commitment=seed_commitment(seed)
-            )
-        )
-    event.round = number
-    event.next_round_at = None
-    event.save(update_fields=["round", "next_round_at"])
+    boards = services.event_round_begin(
+        event=event, number=number, sitting_out=seating.sitting_out, sat_out=sat_out
+    )
     for group, players in enumerate(seating.tables, start=1):
-        _deal(event, players, now=now, board=boards[0], group=group)
+        services.game_deal(event=event, players=players, now=now, board=boards[0], group=group)
 
 
 def _duplicate_record(event: Event, *, now: datetime.datetime) -> bool:
     """The results of the hands that ended since the last look."""
     games = _finished_games(event)
     for game in games:
-        game.results = seat_units(game.hand, len(game.players))
-        game.finished_at = game.hand.finished_at or now
-        game.save(update_fields=["results", "finished_at"])
+        services.game_duplicate_record(game=game, now=now)
     return bool(games)
 
 
@@ -358,45 +243,25 @@ def _duplicate_step(event: Event, *, now: datetime.datetime) -> None:
         last = max(played, key=lambda g: g.board.number)
         if last.finished_at is not None and last.board.number < len(boards):
             nxt = boards[last.board.number]
-            dealt = _deal(event, tuple(last.players), now=now, board=nxt, group=group)
+            dealt = services.game_deal(
+                event=event, players=tuple(last.players), now=now, board=nxt, group=group
+            )
             changed = changed or dealt is not None
     groups = len(by_group)
     for board in boards:
         done = [g for g in games if g.board_id == board.pk and g.finished_at is not None]
         if not board.scored and groups and len(done) == groups:
-            _board_score(event, board, done)
+            services.board_score(event=event, board=board, games=done)
             changed = True
     if boards and all(b.scored for b in Board.objects.filter(event=event, round=event.round)):
         if event.round >= event.rounds:
             services.finish_locked(event, now=now)
             return
         if event.next_round_at is None:
-            event.next_round_at = now + datetime.timedelta(seconds=event.break_seconds)
-            event.save(update_fields=["next_round_at"])
+            services.event_break_begin(event=event, now=now)
             changed = True
         elif now >= event.next_round_at:
             _round_start(event, event.round + 1, now=now)
             changed = True
     if changed:
         broadcast.event_changed_on_commit(event.pk)
-
-
-def _board_score(event: Event, board: Board, games: list[Game]) -> None:
-    """Every table played the board: matchpoints per seat-role, added to the entrants."""
-    results = {g.group: [Fraction(u) for u in g.results] for g in games}
-    points = duplicate.board_matchpoints(results)
-    top = len(games) - 1
-    entries = {e.user_id: e for e in Entry.objects.filter(event=event, active=True)}
-    for game in games:
-        for seat, user_id in enumerate(game.players):
-            entry = entries.get(user_id) if user_id is not None else None
-            if entry is None:
-                continue
-            entry.matchpoints = str(Fraction(entry.matchpoints) + points[(game.group, seat)])
-            entry.matchpoints_top = str(Fraction(entry.matchpoints_top) + top)
-            entry.played += 1
-            entry.save(update_fields=["matchpoints", "matchpoints_top", "played"])
-        Game.objects.filter(pk=game.pk).update(counted=True)
-    board.scored = True
-    board.save(update_fields=["scored"])
-    services.board_hands_open(hands=[g.hand for g in games])

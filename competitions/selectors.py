@@ -10,9 +10,10 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from club.selectors import ratings_of
+from club.selectors.ratings import ratings_of
 from competitions import arena, duplicate
 from competitions.models import Board, Entry, Event, Format, Game
+from games.api import Hand
 
 
 def event_lists() -> dict[str, list[Event]]:
@@ -158,3 +159,20 @@ def game_of_table(*, table_id: int) -> Game | None:
 
 def events_running() -> list[Event]:
     return list(Event.objects.filter(status=Event.Status.RUNNING).order_by("starts_at"))
+
+
+def seat_won(hand: Hand, seat: int) -> bool | None:
+    """Whether the seat's side won the hand (None: no result, everyone passed)."""
+    result = hand.result or {}
+    summary = result.get("summary") or {}
+    if "units" not in result:
+        return None
+    teams = summary.get("teams") or {}
+    side = "landlord" if seat in (teams.get("landlord") or []) else "farmer"
+    return summary.get("winner_side") == side
+
+
+def seat_units(hand: Hand, seats: int) -> list[str]:
+    """Each seat's units (0 for every seat of a deal everyone passed)."""
+    units = (hand.result or {}).get("units")
+    return [str(u) for u in units] if units else ["0"] * seats

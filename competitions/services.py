@@ -11,19 +11,25 @@ call settles nothing more.
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import BeanEntry, User
 from accounts.services import InsufficientBeans, beans_event_move
-from club.services import hand_finished_record
-from competitions import broadcast, prizes, selectors
+from club.services.outcomes import hand_finished_record
+from competitions import broadcast, duplicate, prizes, selectors
 from competitions.errors import EventCode, EventRefused
-from competitions.models import Entry, Event, Format, Game, Schedule, Settlement
-from games.api import Hand, hooks, wake
+from competitions.models import Board, Entry, Event, Format, Game, Schedule, Settlement
+from competitions.selectors import seat_units, seat_won
+from games.api import ActionRejected, Hand, hand_state, hooks, table_deal_for, wake
+from games.engine import new_seed, seed_commitment
+
+logger = logging.getLogger(__name__)
 
 Reason = BeanEntry.Reason
 
@@ -224,10 +230,11 @@ def finish_locked(event: Event, *, now: datetime.datetime) -> None:
 def board_hands_open(*, hands: Iterable[Hand]) -> None:
     """(inside the event lock, once its boards open) A duplicate board's hands are hidden while
     any table plays it, and the club keeps nothing of them meanwhile (outcomes, standings,
-    ratings: ``club.services.hand_finished_record`` skips a hidden hand); when the board opens
-    (every table played it, or the event is over) the club records its finished hands, in the
-    order they finished. So the rating sequence numbers them after every hand rated before the
-    board opened, and ``rating_recompute``, which replays that sequence, gives the same."""
+    ratings: ``club.services.outcomes.hand_finished_record`` skips a hidden hand); when the
+    board opens (every table played it, or the event is over) the club records its finished
+    hands, in the order they finished. So the rating sequence numbers them after every hand
+    rated before the board opened, and ``rating_recompute``, which replays that sequence, gives
+    the same."""
     finished = [h for h in hands if h.status == Hand.Status.FINISHED]
     for hand in sorted(finished, key=lambda h: (h.finished_at or timezone.now(), h.pk)):
         hand_finished_record(hand=hand)
@@ -282,3 +289,183 @@ def _settle(event: Event, *, ranked: list[Entry] | None = None, refund_all: bool
                 Entry.objects.filter(pk=entry.pk).update(prize=amount)
                 paid[str(entry.user_id)] = amount
     Settlement.objects.create(event=event, fees=fees, house=house, refunded=refunded, prizes=paid)
+
+
+# --------------------------------------------------------------------------- the runner's writes
+# What the events' due work changes (competitions/runner.py), inside the event's lock.
+
+# the fields an event takes from the schedule that plans it
+_SHARED_FIELDS = [
+    f
+    for f in Schedule._meta.concrete_fields
+    if f.name in {g.name for g in Event._meta.fields} and f.name not in {"id"}
+]
+
+
+def event_create_scheduled(*, plan: Schedule, starts_at: datetime.datetime) -> bool:
+    """The schedule's event that starts at ``starts_at``; False when another process created it
+    (the unique schedule and start refuse a second)."""
+    try:
+        with transaction.atomic():
+            Event.objects.create(
+                schedule=plan,
+                starts_at=starts_at,
+                **{f.name: getattr(plan, f.name) for f in _SHARED_FIELDS},
+            )
+    except IntegrityError:
+        return False
+    return True
+
+
+def schedule_advance(*, plan: Schedule, until: datetime.datetime) -> None:
+    """The schedule's events are created up to ``until``."""
+    Schedule.objects.filter(pk=plan.pk).update(created_until=until)
+
+
+def event_begin(*, event: Event, now: datetime.datetime) -> None:
+    """The event runs from ``now``; an arena's entrants wait for a table from then."""
+    event.status = Event.Status.RUNNING
+    event.started_at = now
+    event.save(update_fields=["status", "started_at"])
+    if event.format == Format.ARENA:
+        Entry.objects.filter(event=event, active=True, paused=False).update(waiting_since=now)
+
+
+def games_void_unfinished(*, event: Event) -> None:
+    """The event ends: the hands still in play count for nothing."""
+    Game.objects.filter(event=event, finished_at__isnull=True).update(void=True)
+
+
+def game_void(*, game: Game) -> None:
+    """An arena hand that ended after the event's end does not count."""
+    game.void = True
+    game.save(update_fields=["void"])
+
+
+def game_arena_count(*, game: Game, entries: dict[int, Entry], now: datetime.datetime) -> None:
+    """An arena hand that ended in time counts: each active entrant's line (points, wins,
+    streak), his last mates, a pause for one who ended it under 托管; and the game's results."""
+    hand = game.hand
+    state = hand_state(hand)
+    results = []
+    for seat, user_id in enumerate(game.players):
+        won = seat_won(hand, seat)
+        results.append(won)
+        entry = entries.get(user_id) if user_id is not None else None
+        if entry is None:
+            continue
+        if entry.active:
+            line = selectors.line_of(entry).after(won)
+            entry.points, entry.wins, entry.played = line.points, line.wins, line.played
+            entry.streak = line.streak
+        entry.last_mates = [p for p in game.players if p is not None and p != user_id]
+        # 托管 at the end of his hand (he left or vanished): paused until he comes back
+        if state.autoplay[seat]:
+            entry.paused = True
+        entry.waiting_since = None if entry.paused or not entry.active else now
+        entry.save(
+            update_fields=[
+                "points",
+                "wins",
+                "played",
+                "streak",
+                "last_mates",
+                "paused",
+                "waiting_since",
+            ]
+        )
+    game.results = results
+    game.finished_at = hand.finished_at or now
+    game.counted = True
+    game.save(update_fields=["results", "finished_at", "counted"])
+
+
+def game_deal(
+    *,
+    event: Event,
+    players: tuple[int | None, ...],
+    now: datetime.datetime,
+    board: Board | None = None,
+    group: int = 0,
+) -> Game | None:
+    """A table of the event dealt to ``players`` (None: a bot), ``board``'s deal for a
+    duplicate table; None when it could not be dealt (a player sits elsewhere meanwhile)."""
+    users = User.objects.in_bulk([p for p in players if p is not None])
+    try:
+        with transaction.atomic():
+            hand = table_deal_for(
+                room=event.room,
+                players=[users[p] if p is not None else None for p in players],
+                seed=board.seed if board is not None else None,
+            )
+            game = Game.objects.create(
+                event=event,
+                hand=hand,
+                table_id=hand.table_id,
+                board=board,
+                round=board.round if board is not None else 0,
+                group=group,
+                players=list(players),
+                created_at=now,
+            )
+    except (ActionRejected, IntegrityError) as error:
+        logger.info("event %s: a table could not be dealt: %s", event.pk, error)
+        return None
+    Entry.objects.filter(event=event, user_id__in=list(users)).update(waiting_since=None)
+    broadcast.player_moved_on_commit(event.pk, list(users))
+    return game
+
+
+def event_round_begin(
+    *, event: Event, number: int, sitting_out: Iterable[int], sat_out: dict[int, int]
+) -> list[Board]:
+    """Round ``number`` begins: who sits it out has it counted (``sat_out``: the rounds each
+    entrant sat out so far), and its boards are drawn (their commitments public from now)."""
+    for user_id in sitting_out:
+        Entry.objects.filter(event=event, user_id=user_id).update(sat_out=sat_out[user_id] + 1)
+    boards = []
+    for n in range(1, event.boards_per_round + 1):
+        seed = new_seed()
+        boards.append(
+            Board.objects.create(
+                event=event, round=number, number=n, seed=seed, commitment=seed_commitment(seed)
+            )
+        )
+    event.round = number
+    event.next_round_at = None
+    event.save(update_fields=["round", "next_round_at"])
+    return boards
+
+
+def game_duplicate_record(*, game: Game, now: datetime.datetime) -> None:
+    """A duplicate hand ended: each seat's units are its results."""
+    game.results = seat_units(game.hand, len(game.players))
+    game.finished_at = game.hand.finished_at or now
+    game.save(update_fields=["results", "finished_at"])
+
+
+def event_break_begin(*, event: Event, now: datetime.datetime) -> None:
+    """Every board of the round is scored: the next round begins after the event's break."""
+    event.next_round_at = now + datetime.timedelta(seconds=event.break_seconds)
+    event.save(update_fields=["next_round_at"])
+
+
+def board_score(*, event: Event, board: Board, games: list[Game]) -> None:
+    """Every table played the board: matchpoints per seat-role, added to the entrants."""
+    results = {g.group: [Fraction(u) for u in g.results] for g in games}
+    points = duplicate.board_matchpoints(results)
+    top = len(games) - 1
+    entries = {e.user_id: e for e in Entry.objects.filter(event=event, active=True)}
+    for game in games:
+        for seat, user_id in enumerate(game.players):
+            entry = entries.get(user_id) if user_id is not None else None
+            if entry is None:
+                continue
+            entry.matchpoints = str(Fraction(entry.matchpoints) + points[(game.group, seat)])
+            entry.matchpoints_top = str(Fraction(entry.matchpoints_top) + top)
+            entry.played += 1
+            entry.save(update_fields=["matchpoints", "matchpoints_top", "played"])
+        Game.objects.filter(pk=game.pk).update(counted=True)
+    board.scored = True
+    board.save(update_fields=["scored"])
+    board_hands_open(hands=[g.hand for g in games])

@@ -48,7 +48,7 @@ from games.push.deliver import announce
 from games.push.frames import page_group, public_group
 from games.push.outbox import Bulletin
 from games.reads.selectors import hand_state, hands_readable, table_spectators, user_live_sockets
-from games.services.hands import table_deal_for
+from games.services.hand_deal import table_deal_for
 from games.services.presence import lease_seconds
 from games.services.seating import table_leave
 from games.table.errors import ActionRejected, ErrorCode

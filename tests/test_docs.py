@@ -1,13 +1,16 @@
 """The specification and the design live in docs/, and what cites them resolves there: every
 "docs/<page>.md §N" in the code, the tests, the templates and the notes names a section of that
 page; every path the README and docs/ name exists, and so does every module path a docstring or
-a comment of the sources names; nothing cites the design notes that stayed outside the
-repository."""
+a comment of the sources names (``games/table/hooks.py`` or ``games.table.hooks``); nothing
+cites the design notes that stayed outside the repository."""
 
 from __future__ import annotations
 
+import ast
+import io
 import re
 import subprocess
+import tokenize
 from functools import cache
 from pathlib import Path
 
@@ -24,6 +27,8 @@ PATH = re.compile(
 SOURCE_PATH = re.compile(
     r"(?<![\w/.])((?:tests|games|club|competitions|accounts|ddz_site|bench|scripts)/[\w/]+\.py)\b"
 )
+# a module (or a name in one) as a docstring or a comment names it: games.table.hooks.due_work
+DOTTED = re.compile(r"(?<![\w./])((?:games|club|competitions|accounts|ddz_site)(?:\.\w+)+)")
 OUTSIDE_NOTES = re.compile(r"\b(?:RULES|STYLE|STACK)\.md\b")
 
 
@@ -83,6 +88,65 @@ def test_every_module_path_the_sources_name_exists() -> None:
         if not (ROOT / named).exists()
     )
     assert missing == []
+
+
+def _prose(source: str) -> list[str]:
+    """The docstrings and the comments of a Python source."""
+    found = [
+        doc
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and (doc := ast.get_docstring(node, clean=False))
+    ]
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return found + [token.string for token in tokens if token.type == tokenize.COMMENT]
+
+
+def resolves(dotted: str, root: Path = ROOT) -> bool:
+    """Whether ``dotted`` names a package or module under ``root``, or a name one of them
+    mentions (its first part that is no module must appear in the last module's source)."""
+    first, *rest = dotted.split(".")
+    here = root / first
+    for part in rest:
+        if (here / part).is_dir():
+            here = here / part
+        elif (here / f"{part}.py").is_file():
+            here = here / f"{part}.py"
+        else:
+            module = here / "__init__.py" if here.is_dir() else here
+            source = module.read_text(encoding="utf-8") if module.is_file() else ""
+            return re.search(rf"\b{re.escape(part)}\b", source) is not None
+    return True
+
+
+def test_every_module_the_python_prose_names_exists() -> None:
+    """A docstring or a comment that names a module (``games.table.hooks``, or a name in it:
+    ``club.services.outcomes.hand_finished_record``) that was moved or renamed misleads. The
+    benchmarks are left out: they name older trees' modules on purpose, to compare with them."""
+    stale = sorted(
+        f"{path.relative_to(ROOT)}: {named}"
+        for path in _tracked("*.py")
+        if ROOT / "bench" not in path.parents
+        for text in _prose(path.read_text(encoding="utf-8"))
+        for named in set(DOTTED.findall(text))
+        if not resolves(named)
+    )
+    assert stale == []
+
+
+def test_the_prose_check_sees_a_stale_module(tmp_path: Path) -> None:
+    (tmp_path / "games" / "table").mkdir(parents=True)
+    (tmp_path / "games" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "games" / "table" / "hooks.py").write_text("due_work = None\n", encoding="utf-8")
+    assert resolves("games.table.hooks.due_work", tmp_path)
+    assert resolves("games.table", tmp_path)
+    assert not resolves("games.hooks", tmp_path)
+    assert not resolves("games.table.hooks.gone", tmp_path)
+    source = '"""See games.hooks."""\n\nx = "games.Table"  # games.table.life decides\n'
+    assert {d for text in _prose(source) for d in DOTTED.findall(text)} == {
+        "games.hooks",
+        "games.table.life",
+    }
 
 
 def test_nothing_cites_the_notes_outside_the_repository() -> None:

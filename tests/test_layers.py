@@ -3,7 +3,8 @@
 The import contracts are pyproject.toml's ``[tool.importlinter]``, checked by import-linter over
 every import, those inside functions too: the apps (the site, club, games, accounts, the rules
 engine), the subpackages of games, no circle between the modules of a package, and club and
-competitions taking of games only its published API (games/api.py) and the engine."""
+competitions taking of games only its published API (games/api.py) and the engine. And no
+module of the apps outside the rules engine grows past 600 lines (one job a module)."""
 
 from __future__ import annotations
 
@@ -196,3 +197,41 @@ def test_only_games_push_and_live_touch_the_channel_layer(package):
         and (found := channel_layer_uses(path.read_text(encoding="utf-8")))
     }
     assert offences == {}
+
+
+# A module longer than this does several jobs: split it by job (issue #37). The rules engine is
+# the one exception, a pure library whose modules follow docs/rules.md's sections.
+MOST_LINES = 600
+
+
+def long_modules(root: Path, packages: tuple[str, ...]) -> dict[str, int]:
+    """The modules of ``packages`` under ``root`` with more than MOST_LINES lines, outside
+    games/engine and the migrations."""
+    engine = root / "games" / "engine"
+    return {
+        str(path.relative_to(root)): lines
+        for package in packages
+        for path in sorted((root / package).rglob("*.py"))
+        if "migrations" not in path.parts
+        and engine not in path.parents
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES
+    }
+
+
+def test_no_module_outside_the_engine_is_over_600_lines():
+    assert long_modules(ROOT, PACKAGES) == {}
+
+
+def test_the_length_check_sees_a_long_module_and_spares_the_engine(tmp_path):
+    # (the paths in parts: tests/test_docs.py would take a whole path for a citation)
+    for parts in (
+        ("games", "big.py"),
+        ("games", "engine", "big.py"),
+        ("games", "migrations", "0001_big.py"),
+    ):
+        path = tmp_path.joinpath(*parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n" * (MOST_LINES + 1), encoding="utf-8")
+    tmp_path.joinpath("games", "short.py").write_text("x = 1\n" * MOST_LINES, encoding="utf-8")
+    big = str(Path("games", "big.py"))
+    assert long_modules(tmp_path, ("games",)) == {big: MOST_LINES + 1}

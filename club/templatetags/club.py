@@ -8,8 +8,9 @@ from typing import Any
 from django import template
 from django.conf import settings
 
-from club import selectors, services
 from club.phrases import EMOTE_LABELS, EMOTES, PHRASES
+from club.selectors.tables import spectator_count, tables_to_watch
+from club.services.player_settings import player_settings_get
 
 register = template.Library()
 
@@ -21,16 +22,16 @@ def club_table_extras(context: Any, table: Any) -> dict[str, Any]:
     return {
         "table": table,
         "user": user,
-        "prefs": services.player_settings_get(user=user),
+        "prefs": player_settings_get(user=user),
         "phrases": [(key, str(text)) for key, text in PHRASES.items()],
         "emotes": [(key, emote, str(EMOTE_LABELS[key])) for key, emote in EMOTES.items()],
         "free_text": settings.DDZ_CHAT_FREE_TEXT,
         "max_chars": settings.DDZ_CHAT_MAX_CHARS,
-        "spectators": selectors.spectator_count(table_id=table.pk),
+        "spectators": spectator_count(table_id=table.pk),
         "oob": False,
     }
 
 
 @register.inclusion_tag("club/watch_list.html")
 def club_watch_list() -> dict[str, Any]:
-    return {"tables": selectors.tables_to_watch()}
+    return {"tables": tables_to_watch()}

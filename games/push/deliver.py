@@ -25,10 +25,10 @@ from games.models import Table
 from games.push import frames, outbox, send
 from games.push.outbox import (
     Bulletin,
-    ClubChanged,
     Event,
     Notice,
     Outbox,
+    SessionChanged,
     TableMoved,
     WatchersClosed,
     Written,
@@ -44,7 +44,7 @@ class TablePush:
     """One table's events of one write, merged."""
 
     table_id: int
-    # a state push is due (its state changed, a notice, the club region)
+    # a state push is due (its state changed, a notice, the session region)
     due: bool = False
     # what the service handed over; None: the push reads the table whole
     written: Written | None = None
@@ -53,7 +53,7 @@ class TablePush:
     # only seats went on or off line: the push may be one with others waiting to run
     presence: bool = True
     notices: list[Notice] = field(default_factory=list)
-    club: bool = False
+    session: bool = False
     # users whose sockets stay when the host stops spectators; None: nobody is closed
     keep: tuple[int, ...] | None = None
 
@@ -89,8 +89,8 @@ def merge(events: list[Event]) -> list[TablePush]:
             push.presence = False
             if isinstance(event, Notice):
                 push.notices.append(event)
-            elif isinstance(event, ClubChanged):
-                push.club = True
+            elif isinstance(event, SessionChanged):
+                push.session = True
         push.due = True
     return list(pushes.values())
 
@@ -149,14 +149,14 @@ def _push_table(push: TablePush) -> None:
     snapshot = _snapshot(push)
     if snapshot is None:  # the table is gone
         return
-    club = push.club or snapshot.table.status == Table.Status.WAITING
-    if not push.notices and not club:
+    session = push.session or snapshot.table.status == Table.Status.WAITING
+    if not push.notices and not session:
         send.send_frames(frames.audience_frames(snapshot, only_seats=push.deciders))
         return
     # what rides in the same frames changed for everyone: every seat gets its own regions
     out = frames.audience_frames(snapshot, every_seat=True)
     notices = [render_notice(n.key, n.params) for n in push.notices]
-    send.send_frames(frames.with_club(snapshot, out, notices=notices, club=club))
+    send.send_frames(frames.with_session(snapshot, out, notices=notices, session=session))
 
 
 def _snapshot(push: TablePush) -> TableSnapshot | None:

@@ -45,10 +45,10 @@ from django.utils import translation
 
 from games.models import Hand
 from games.reads import selectors
-from games.reads.private import club_facts
+from games.reads.private import session_facts
 from games.reads.snapshot import TableSnapshot, table_snapshot_read
-from games.screen.club import render_club
 from games.screen.regions import render_error, render_push, render_screen
+from games.screen.session import render_session
 from games.table.errors import ActionRejected, ErrorCode
 from games.table.hooks import hooks
 
@@ -82,7 +82,7 @@ def _in_language(by_language: Mapping[str, str], language: str) -> str:
 class SeatFrame:
     """A seat's own regions (hand, controls, result, from ``view_for``), to its user's
     sockets at the table alone, in the language they were rendered in (what rides in the same
-    frame, ``with_club``, is rendered in it too)."""
+    frame, ``with_session``, is rendered in it too)."""
 
     KIND: ClassVar[str] = "seat"
     table_id: int
@@ -317,29 +317,29 @@ def mark_own(html: str, *, sent: bool) -> str:
     return html.replace(public, f'{public} data-own="{1 if sent else 0}"', 1)
 
 
-def with_club(
+def with_session(
     snapshot: TableSnapshot,
     frames: list[SeatFrame | PublicFrame],
     *,
     notices: list[str],
-    club: bool,
+    session: bool,
 ) -> list[SeatFrame | PublicFrame]:
     """The push's frames (``audience_frames`` with ``every_seat``) with the notices appended to
-    the public frame's shared regions (everyone's) and, with ``club``, #table-club rendered for
-    each audience: a seat's in its own frame, a spectator's (for nobody, so never an invite
-    code) in the public frame's spectator part."""
+    the public frame's shared regions (everyone's) and, with ``session``, #table-session
+    rendered for each audience: a seat's in its own frame, a spectator's (for nobody, so never
+    an invite code) in the public frame's spectator part."""
     table = snapshot.table
     hand = snapshot.hand
     hand_over = hand is None or hand.status != Hand.Status.ACTIVE
-    facts = club_facts(table=table, seats=snapshot.seats) if club else None
+    facts = session_facts(table=table, seats=snapshot.seats) if session else None
     users = {s.user_id: s.user for s in snapshot.seats if s.user_id}
     tail = "".join(notices)
 
     def region(user: Any, language: str) -> str:
-        if not club:
+        if not session:
             return ""
         with translation.override(language):
-            return render_club(table=table, user=user, hand_over=hand_over, facts=facts)
+            return render_session(table=table, user=user, hand_over=hand_over, facts=facts)
 
     # each rendering in the language of the regions it joins (a seat frame's reader's, a
     # public frame's one per language), never that of whoever caused the push

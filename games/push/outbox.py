@@ -4,7 +4,7 @@ A service records events in the outbox of the write it makes (``collecting``: th
 ``services.base.write`` opens one, nested writes add to it, a write that fails takes its own
 events back); nothing in a service renders or sends. When the write's transaction commits, the
 push (games/push/deliver.py) merges the events of each table into one push: one version step,
-one frame per audience, the notices and the club region inside it.
+one frame per audience, the notices and the session region inside it.
 
 Events:
   ``TableMoved``      the table's state changed; ``written``: what the service holds of it (the
@@ -13,7 +13,8 @@ Events:
                       line (the push may join the others of the table waiting to run);
   ``Notice``          a notice to everyone at the table (games/screen/notices.py), rendered in
                       every language by the push;
-  ``ClubChanged``     the #table-club region changed mid-hand (a host's or a player's request);
+  ``SessionChanged``  the #table-session region changed mid-hand (a host's or a player's
+                      request);
   ``WatchersClosed``  the host stopped spectators: every socket but ``keep``'s users closes;
   ``Bulletin``        what is no table state, for everyone in a group (a chat bubble, the
                       spectator count, an event page's regions), rendered by the push in every
@@ -63,7 +64,7 @@ class Notice:
 
 
 @dataclass(frozen=True)
-class ClubChanged:
+class SessionChanged:
     table_id: int
 
 
@@ -83,7 +84,7 @@ class Bulletin:
     skip_users: tuple[int, ...] = ()
 
 
-Event = TableMoved | Notice | ClubChanged | WatchersClosed | Bulletin
+Event = TableMoved | Notice | SessionChanged | WatchersClosed | Bulletin
 
 
 @dataclass
@@ -154,9 +155,9 @@ def notify(table_id: int, key: str, **params: Any) -> None:
     current().record(Notice(table_id, key, params))
 
 
-def club_changed(table_id: int) -> None:
-    """Include #table-club in this write's push even mid-hand."""
-    current().record(ClubChanged(table_id))
+def session_changed(table_id: int) -> None:
+    """Include #table-session in this write's push even mid-hand."""
+    current().record(SessionChanged(table_id))
 
 
 def watchers_closed(table_id: int, *, keep: tuple[int, ...]) -> None:

@@ -1,6 +1,6 @@
 """Reads of private tables and sessions (issue #8): who may watch a table or see a session,
 a session's score sheet (each player's beans are the sums of the ledger's entries of its hands,
-so its totals are the ledger's by construction), and the facts the #table-club region shows."""
+so its totals are the ledger's by construction), and the facts the #table-session region shows."""
 
 from __future__ import annotations
 
@@ -149,8 +149,8 @@ def may_see_session(session: TableSession, user: Any, codes: Any = ()) -> bool:
     return may_watch(session.table, user, codes)
 
 
-def club_facts(*, table: Table, seats: list[Seat] | None = None) -> dict[str, Any]:
-    """What #table-club shows every audience alike: the seats (``seats``: already read, each
+def session_facts(*, table: Table, seats: list[Seat] | None = None) -> dict[str, Any]:
+    """What #table-session shows every audience alike: the seats (``seats``: already read, each
     with its user), the session's sheet, the next deal's stakes and clocks (a push reads them
     once for all its audiences)."""
     session = table_session(table)

@@ -62,7 +62,7 @@ class TableSnapshot:
     titles: tuple[Title, ...] = ()
     # user id -> the club's skill rating of each seated player (games.table.hooks ratings_of)
     ratings: Mapping[int, ShownRating] = field(default_factory=dict)
-    # what the screen builds once per snapshot (games/screen/context.py: the seat panels' facts
+    # what the screen builds once per snapshot (games/screen/seats.py: the seat panels' facts
     # per language): a push renders one snapshot for every audience
     memo: dict[Hashable, object] = field(default_factory=dict, repr=False)
 

@@ -19,14 +19,10 @@ from django.utils.translation import get_language
 
 from games.reads.snapshot import TableSnapshot
 from games.screen import render_cache
-from games.screen.context import (
-    held_seat,
-    seat_infos,
-    seat_panels,
-    seen_by,
-    table_context,
-    with_hints,
-)
+from games.screen.context import table_context
+from games.screen.controls import with_hints
+from games.screen.seats import held_seat, seat_infos, seat_panels
+from games.screen.seen import seen_by
 
 # Shared regions are rendered from the public view for everyone reading a language; a seat's own
 # regions from its view, for it alone (a spectator's from the public view).

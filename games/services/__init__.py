@@ -2,7 +2,11 @@
 
 * ``base``: what every write shares (transaction, table lock, version bump, the outbox);
 * ``seating``: rooms, tables, seats, bots and presence, through the model of games/table/life.py;
-* ``hands``: dealing (absent players stood up first), actions, 托管 and bots, deadlines, finishing;
+* ``hand_deal``: dealing a new hand, absent and broke players stood up first;
+* ``hand_moves``: a player's actions and 托管 in a hand;
+* ``hand_run``: one call's changes to a hand, saved in one round trip, and the next deadline;
+* ``hand_deadlines``: the bots' replies and what is due when a deadline passes;
+* ``hand_finish``: settling a finished hand through the ledger;
 * ``private``: private tables and seat moves between hands;
 * ``presence``: the socket leases behind a seat's presence.
 
@@ -13,16 +17,10 @@ process serves any table from the database. Refusals are
 ``games.table.errors.ActionRejected`` (code + translated message).
 """
 
-from games.services.hands import (
-    BotReplies,
-    HandRun,
-    apply_deadline,
-    hand_decide_bots,
-    hand_start,
-    hand_submit_action,
-    seat_set_autoplay,
-    table_deal_for,
-)
+from games.services.hand_deadlines import apply_deadline, hand_decide_bots
+from games.services.hand_deal import hand_start, table_deal_for
+from games.services.hand_moves import hand_submit_action, seat_set_autoplay
+from games.services.hand_run import BotReplies, HandRun
 from games.services.processes import process_beat
 from games.services.seating import (
     Presence,

@@ -122,17 +122,17 @@ def next_version(table: Table) -> int:
     return table.version
 
 
-def bump(table: Table, *, club: bool = False, presence: bool = False) -> None:
-    """Store the table's next version (and status) and push it after commit; ``club``: with
-    #table-club even mid-hand, ``presence``: only seats went on or off line."""
+def bump(table: Table, *, session: bool = False, presence: bool = False) -> None:
+    """Store the table's next version (and status) and push it after commit; ``session``: with
+    #table-session even mid-hand, ``presence``: only seats went on or off line."""
     next_version(table)
     table.changed_at = timezone.now()
     Table.objects.filter(pk=table.pk).update(
         version=table.version, status=table.status, changed_at=table.changed_at
     )
     outbox.table_moved(table.pk, presence=presence)
-    if club:
-        outbox.club_changed(table.pk)
+    if session:
+        outbox.session_changed(table.pk)
 
 
 def lock_seated(table_id: Any, user: Any) -> tuple[Table, Seat]:

@@ -214,7 +214,7 @@ def table_update_settings(
         in_hand = selectors.table_active_hand(table=table) is not None
         key = "settings_next" if in_hand else "settings"
         notify(table.pk, key, name=user.username, what=_Joined(changed))
-        bump(table, club=True)
+        bump(table, session=True)
     return table
 
 
@@ -354,6 +354,6 @@ def seat_stand_after_hand(*, table_id: Any, user: User, enabled: bool = True) ->
             seat.save(update_fields=["sit_out_after_hand"])
             if enabled:
                 notify(table.pk, "stand_after", name=user.username)
-            bump(table, club=True)
+            bump(table, session=True)
             return
     table_leave(table_id=table_id, user=user)

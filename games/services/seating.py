@@ -34,7 +34,7 @@ from games.services.base import (
     vacate,
     write,
 )
-from games.services.hands import HandRun, deadline_for
+from games.services.hand_run import HandRun, deadline_for
 from games.table import life
 from games.table.errors import ActionRejected, ErrorCode
 from games.table.hooks import hooks

@@ -40,7 +40,7 @@ ARGS = [
 # the club most browser tests play in: a room per variant, rooms of one test each, members
 SETUP = f"""
 from accounts.services import beans_grant
-from club.services import player_guide_seen
+from club.services.player_settings import player_guide_seen
 from django.contrib.auth import get_user_model
 from games.services import room_create
 # bots reply from the server's deadline runner, quicker than the default for whole new5 hands

@@ -62,7 +62,7 @@ def test_two_members_meet_by_invite_link_and_download_the_score_sheet(
         play_to_the_end([ann, ben])
         for page in (ann, ben):
             page.wait_for_selector(
-                f"#table-club .score-sheet tbody tr:nth-child({hand})", timeout=60_000
+                f"#table-session .score-sheet tbody tr:nth-child({hand})", timeout=60_000
             )
     shot(ann, "private-qq5-score-sheet")
     shot(ben, "private-qq5-score-sheet-zh")

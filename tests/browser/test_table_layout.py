@@ -44,7 +44,7 @@ HANDS = {
 SETUP = f"""
 import json
 from accounts.services import beans_grant
-from club.services import player_guide_seen
+from club.services.player_settings import player_guide_seen
 from django.contrib.auth import get_user_model
 from games import services
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats

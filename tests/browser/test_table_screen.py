@@ -273,7 +273,7 @@ class LanguageTests:
                 act(page, by_clicking=False)
         for page, language in ((english, "en"), (traditional, "zh-hant")):
             assert foreign(page.content(), language) == [], language
-            assert page.locator("#table-club").count()
+            assert page.locator("#table-session").count()
         shot(english, "languages-desktop-en")
         shot(traditional, "languages-phone-zh-hant")
         for page in (english, traditional):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from club.selectors import seat_ratings_clear
+from club.selectors.ratings import seat_ratings_clear
 
 
 @pytest.fixture(autouse=True)

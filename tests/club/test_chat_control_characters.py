@@ -9,7 +9,8 @@ from channels.db import database_sync_to_async
 from django.utils import translation
 
 from club.models import ChatMessage
-from club.services import ChatRefused, chat_send, player_settings_update
+from club.services.chat import ChatRefused, chat_send
+from club.services.player_settings import player_settings_update
 from tests.support.tables import (
     Socket,
     drain,

@@ -10,8 +10,15 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import BeanEntry
-from club import selectors, services
 from club.models import ConnectionRecord, Suspension
+from club.selectors.fair_play import (
+    signal_abandons,
+    signal_bean_flows,
+    signal_frequent_pairs,
+    signal_shared_addresses,
+)
+from club.services.connections import client_ip, connection_record
+from club.services.suspensions import user_suspend, user_unsuspend
 from games import services as game_services
 from games.models import Seat
 from games.table.errors import ActionRejected, ErrorCode
@@ -57,7 +64,7 @@ class PairSignalTests:
     def test_silent_on_a_normal_history(self):
         users = _players(4)
         _normal_history(users, make_table())
-        assert selectors.signal_frequent_pairs() == []
+        assert signal_frequent_pairs() == []
 
     def test_fires_on_two_accounts_always_together(self):
         users = _players(8)
@@ -68,7 +75,7 @@ class PairSignalTests:
             finished_hand(table, [a, b, third], landlord=[0], beans=[100, -50, -50])
             for third in users[:4] + users[6:]
         ]
-        signals = selectors.signal_frequent_pairs()
+        signals = signal_frequent_pairs()
         assert _names(signals) == [("u4", "u5")]
         assert signals[0].hand_ids == sorted((h.pk for h in hands), reverse=True)
 
@@ -77,7 +84,7 @@ class FlowSignalTests:
     def test_silent_on_a_normal_history(self):
         users = _players(4)
         _normal_history(users, make_table())
-        assert selectors.signal_bean_flows() == []
+        assert signal_bean_flows() == []
 
     def test_fires_when_beans_keep_flowing_one_way(self):
         users = _players(5)
@@ -88,7 +95,7 @@ class FlowSignalTests:
             finished_hand(table, [taker, feeder, filler], landlord=[0], beans=[200, -100, -100])
             for _ in range(6)
         ]
-        signals = selectors.signal_bean_flows()
+        signals = signal_bean_flows()
         assert _names(signals)[:1] == [("u4", "u0")]
         assert set(h.pk for h in hands) <= set(signals[0].hand_ids)
         assert signals[0].summary["beans"] >= 300
@@ -103,7 +110,7 @@ class AddressSignalTests:
             ConnectionRecord.objects.create(table=table, user=user, ip=f"10.0.0.{i}", seated=True)
         watcher = make_player("watcher", beans=0)
         ConnectionRecord.objects.create(table=table, user=watcher, ip="10.0.0.1", seated=False)
-        assert selectors.signal_shared_addresses() == []
+        assert signal_shared_addresses() == []
 
     def test_fires_on_two_seated_accounts_from_one_address(self):
         users = _players(3)
@@ -112,7 +119,7 @@ class AddressSignalTests:
         ConnectionRecord.objects.create(table=table, user=users[0], ip="10.0.0.9", seated=True)
         ConnectionRecord.objects.create(table=table, user=users[2], ip="10.0.0.9", seated=True)
         ConnectionRecord.objects.create(table=table, user=users[1], ip="10.0.0.1", seated=True)
-        signals = selectors.signal_shared_addresses()
+        signals = signal_shared_addresses()
         assert _names(signals) == [("u0", "u2")]
         assert signals[0].hand_ids == [hand.pk]
         assert signals[0].summary["ip"] == "10.0.0.9"
@@ -121,7 +128,7 @@ class AddressSignalTests:
         user = make_player("ann")
         table = make_table()
         scope = {"client": ("192.0.2.7", 5555), "headers": [(b"x-forwarded-for", b"1.2.3.4")]}
-        services.connection_record(table_id=table.pk, user=user, ip=services.client_ip(scope))
+        connection_record(table_id=table.pk, user=user, ip=client_ip(scope))
         assert ConnectionRecord.objects.get(user=user).ip == "192.0.2.7"  # proxy not trusted
 
     def test_behind_the_proxy_the_address_nginx_appended(self, settings):
@@ -130,8 +137,8 @@ class AddressSignalTests:
             "client": ("1.2.3.4", 1),  # daphne --proxy-headers takes the first entry
             "headers": [(b"x-forwarded-for", b"1.2.3.4, 198.51.100.8")],
         }
-        assert services.client_ip(forged) == "198.51.100.8"
-        assert services.client_ip({"client": ("127.0.0.1", 1), "headers": []}) == "127.0.0.1"
+        assert client_ip(forged) == "198.51.100.8"
+        assert client_ip({"client": ("127.0.0.1", 1), "headers": []}) == "127.0.0.1"
 
 
 class AbandonSignalTests:
@@ -142,7 +149,7 @@ class AbandonSignalTests:
             finished_hand(
                 table, users, landlord=[0], beans=[100, -50, -50], timeouts=(1,) if i == 0 else ()
             )
-        assert selectors.signal_abandons() == []
+        assert signal_abandons() == []
 
     def test_fires_on_frequent_timeouts_and_leaving(self):
         users = _players(3)
@@ -159,7 +166,7 @@ class AbandonSignalTests:
             )
             if i % 3 == 0 or i == 1:
                 flagged.append(hand.pk)
-        signals = selectors.signal_abandons()
+        signals = signal_abandons()
         assert _names(signals) == [("u2",)]
         assert signals[0].hand_ids == sorted(flagged, reverse=True)
         assert signals[0].summary["left"] == 1 and signals[0].summary["timeouts"] == 4
@@ -197,7 +204,7 @@ class SuspensionTests:
         game_services.table_join(table_id=table.pk, user=ann)
         ledger = list(BeanEntry.objects.filter(user=ann).values_list("pk", "delta"))
         with django_capture_on_commit_callbacks(execute=True):
-            services.user_suspend(user=ann, reason="collusion", actor=None)
+            user_suspend(user=ann, reason="collusion", actor=None)
         assert not Seat.objects.filter(user=ann).exists()  # stood up
         with pytest.raises(ActionRejected) as refused:
             game_services.table_join(table_id=table.pk, user=ann)
@@ -207,14 +214,14 @@ class SuspensionTests:
             game_services.table_quick_join(room=room, user=ann)
         assert refused.value.code is ErrorCode.SUSPENDED
         assert list(BeanEntry.objects.filter(user=ann).values_list("pk", "delta")) == ledger
-        services.user_unsuspend(user=ann)
+        user_unsuspend(user=ann)
         game_services.table_join(table_id=table.pk, user=ann)
 
     def test_the_sit_view_shows_the_reason(self, client):
         room = make_room("classic3")
         ann = make_player("ann")
         table = game_services.table_create(room=room)
-        services.user_suspend(user=ann, reason="collusion", actor=None)
+        user_suspend(user=ann, reason="collusion", actor=None)
         client.force_login(ann)
         client.cookies["django_language"] = "en"
         page = client.post(reverse("table_sit", args=[table.pk]), {"seat": "0"}, follow=True)

@@ -10,8 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import BeanEntry, User
-from club import selectors
 from club.models import HandOutcome, PlayerSettings
+from club.selectors.leaderboards import leaderboard_beans, leaderboard_score
+from club.selectors.profiles import profile_stats
 from tests.club.history import finished_hand, make_table
 from tests.support.tables import make_player, make_room, play_to_end, seated_table
 
@@ -41,14 +42,14 @@ class LeaderboardTests:
             user=bot, seat=0, variant_key="classic3", side="landlord", won=True,
             beans=10**9, score=10**6, finished_at=timezone.now(),
         )  # fmt: skip
-        week = selectors.leaderboard_beans(days=7)
+        week = leaderboard_beans(days=7)
         assert [(r.username, r.value) for r in week] == [("cat", 721), ("ann", 100), ("ben", -511)]
-        month = selectors.leaderboard_beans(days=30)
+        month = leaderboard_beans(days=30)
         assert [(r.username, r.value) for r in month] == [("cat", 671), ("ann", 50), ("ben", -411)]
-        classic_week = selectors.leaderboard_beans(days=7, variant="classic3")
+        classic_week = leaderboard_beans(days=7, variant="classic3")
         assert [r.username for r in classic_week] == ["ann", "cat", "ben"]
         assert [r.rank for r in classic_week] == [1, 2, 3]
-        assert all(r.username != bot.username for r in selectors.leaderboard_beans(days=None))
+        assert all(r.username != bot.username for r in leaderboard_beans(days=None))
 
     def test_score_board_is_humans_by_score_with_titles(self):
         for name, score in (("low", 5), ("high", 5000), ("mid", 300)):
@@ -56,7 +57,7 @@ class LeaderboardTests:
             User.objects.filter(username=name).update(score=score)
         bot = _bot()
         User.objects.filter(pk=bot.pk).update(score=10**7)
-        rows = selectors.leaderboard_score()
+        rows = leaderboard_score()
         names = [r.username for r in rows]
         assert names.index("high") < names.index("mid") < names.index("low")
         assert bot.username not in names
@@ -123,7 +124,7 @@ class ProfileTests:
         h1 = finished_hand(t, [ann, ben, cat], landlord=[0], beans=[800, -400, -400], spring=True)
         finished_hand(t, [ann, ben, cat], landlord=[1], beans=[100, -200, 100])
         finished_hand(t, [ann, ben, cat], landlord=[0], beans=[-200, 100, 100])
-        stats = selectors.profile_stats(user=ann)
+        stats = profile_stats(user=ann)
         assert (stats.hands, stats.won, stats.springs) == (3, 2, 1)
         assert stats.biggest_win.hand_id == h1.pk
         sides = {r["side"]: (r["hands"], r["won"]) for r in stats.by_side}

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from club import services
 from club.models import ConnectionRecord
+from club.services.connections import connection_record
 from tests.support.tables import make_player, make_room, seated_table
 
 pytestmark = pytest.mark.django_db
@@ -18,8 +18,8 @@ def test_a_connection_record_told_the_seat_does_not_read_it():
     players = [make_player() for _ in range(3)]
     table = seated_table(room, players)
     with CaptureQueriesContext(connection) as told:
-        services.connection_record(table_id=table.pk, user=players[0], ip="10.0.0.1", seated=True)
+        connection_record(table_id=table.pk, user=players[0], ip="10.0.0.1", seated=True)
     with CaptureQueriesContext(connection) as read:
-        services.connection_record(table_id=table.pk, user=players[1], ip="10.0.0.2")
+        connection_record(table_id=table.pk, user=players[1], ip="10.0.0.2")
     assert len(told.captured_queries) == len(read.captured_queries) - 1
     assert ConnectionRecord.objects.filter(table=table, seated=True).count() == 2

@@ -16,8 +16,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from club import selectors, services, skill
+from club import skill
 from club.models import HandOutcome, RatedHand, Rating, RatingChange
+from club.selectors.ratings import leaderboard_rating, rated_games, rating_for, ratings_of
+from club.services.outcomes import hand_finished_record
+from club.services.ratings import rating_hand_record
 from games import services as game_services
 from games.models import Hand
 from tests.club.history import make_table, settled_hand
@@ -85,8 +88,8 @@ class LiveAndRecomputeTests:
                 assert (change.mu_after > change.mu_before) == outcome.won
             assert (baseline.mu_after > baseline.mu_before) == won
         for user in three:
-            assert selectors.rating_for(user=user, variant_key="classic3").hands == 3
-            assert selectors.rating_for(user=user, variant_key="qq5").hands == 0
+            assert rating_for(user=user, variant_key="classic3").hands == 3
+            assert rating_for(user=user, variant_key="qq5").hands == 0
         live = _snapshot()
         assert " 0 ratings changed, 0 rating changes rewritten" in _recompute()
         assert _snapshot() == live
@@ -103,15 +106,13 @@ class LiveAndRecomputeTests:
         table = make_table("classic3")
         old = timezone.now() - datetime.timedelta(days=3)
         early = settled_hand(table, people, landlord=[0], landlord_won=True, when=old)
-        services.hand_finished_record(
-            hand=settled_hand(table, people, landlord=[1], landlord_won=False)
-        )
+        hand_finished_record(hand=settled_hand(table, people, landlord=[1], landlord_won=False))
         later = settled_hand(table, people, landlord=[2], landlord_won=True, when=old)
         assert RatedHand.objects.count() == 1
         assert "classic3: 3 rated hands (2 added to the sequence)" in _recompute()
         sequence = list(RatedHand.objects.order_by("pk").values_list("hand_id", flat=True))
         assert sequence[1:] == [early.pk, later.pk]
-        assert selectors.rating_for(user=people[0], variant_key="classic3").hands == 3
+        assert rating_for(user=people[0], variant_key="classic3").hands == 3
         assert " 0 ratings changed, 0 rating changes rewritten" in _recompute()
 
 
@@ -130,20 +131,20 @@ class UnratedTests:
         people = [make_player() for _ in range(3)]
         table = make_table("classic3")
         unrated = settled_hand(table, people, landlord=[0], landlord_won=True, undecided=(2,))
-        services.hand_finished_record(hand=unrated)
+        hand_finished_record(hand=unrated)
         assert HandOutcome.objects.filter(hand=unrated).count() == 3
         assert not RatedHand.objects.exists()
         # handing the seat to 托管 oneself is a decision: no voiding a bad hand that way
         own = settled_hand(table, people, landlord=[0], landlord_won=False, self_autoplay=(0,))
-        services.hand_finished_record(hand=own)
+        hand_finished_record(hand=own)
         assert RatedHand.objects.get().hand_id == own.pk
-        assert selectors.rating_for(user=people[0], variant_key="classic3").skill.mu < 25
+        assert rating_for(user=people[0], variant_key="classic3").skill.mu < 25
 
     def test_a_bot_account_on_a_seat_counts_as_a_bot(self):
         people = [make_player() for _ in range(2)]
         bot = User.objects.create_user(username="house-bot", is_bot=True)
         hand = settled_hand(make_table(), [*people, bot], landlord=[0], landlord_won=True)
-        assert selectors.rated_games(hands=[hand]) == {hand.pk: None}
+        assert rated_games(hands=[hand]) == {hand.pk: None}
 
 
 class ProvisionalAndBoardTests:
@@ -162,7 +163,7 @@ class ProvisionalAndBoardTests:
         table = make_table("classic3")
         flags = []
         for number in range(26):
-            services.hand_finished_record(
+            hand_finished_record(
                 hand=settled_hand(
                     table,
                     [newcomer, *regulars],
@@ -170,33 +171,33 @@ class ProvisionalAndBoardTests:
                     landlord_won=number % 2 == 0,
                 )
             )
-            flags.append(selectors.rating_for(user=newcomer, variant_key="classic3").provisional)
+            flags.append(rating_for(user=newcomer, variant_key="classic3").provisional)
         assert flags[:10] == [True] * 10
         settled_at = flags.index(False)
         assert 15 <= settled_at <= 22 and not any(flags[settled_at:])
-        assert not selectors.rating_for(user=regulars[0], variant_key="classic3").provisional
+        assert not rating_for(user=regulars[0], variant_key="classic3").provisional
 
     def test_the_rating_board_lists_active_players_only(self, client, settings):
         settings.DDZ_RATING_ACTIVE_DAYS = 30
         ann, ben, cat, dan = (make_player(n, beans=0) for n in ("ann", "ben", "cat", "dan"))
         table = make_table("classic3")
         long_ago = timezone.now() - datetime.timedelta(days=40)
-        services.hand_finished_record(
+        hand_finished_record(
             hand=settled_hand(
                 table, [dan, ben, cat], landlord=[0], landlord_won=True, when=long_ago
             )
         )
         for landlord in (0, 0, 1):
-            services.hand_finished_record(
+            hand_finished_record(
                 hand=settled_hand(table, [ann, ben, cat], landlord=[landlord], landlord_won=True)
             )
-        rows = selectors.leaderboard_rating(variant_key="classic3")
+        rows = leaderboard_rating(variant_key="classic3")
         assert rows[0].username == "ann"
         assert {r.username for r in rows} == {"ann", "ben", "cat"}
         assert all(r.provisional for r in rows)
-        ratings = selectors.ratings_of(user_ids=[ann.pk, dan.pk], variant_key="classic3")
+        ratings = ratings_of(user_ids=[ann.pk, dan.pk], variant_key="classic3")
         assert rows[0].value == ratings[ann.pk].shown and ratings[dan.pk].hands == 1
-        assert selectors.leaderboard_rating(variant_key="qq5") == []
+        assert leaderboard_rating(variant_key="qq5") == []
         for lang, provisional in (("en", "provisional"), ("zh-hans", "定级中")):
             client.cookies["django_language"] = lang
             body = client.get(reverse("leaderboard") + "?by=rating&variant=classic3").content
@@ -211,12 +212,12 @@ class ProvisionalAndBoardTests:
 
     def test_the_profile_shows_each_rated_variant(self, client):
         people = [make_player(n, beans=0) for n in ("ann", "ben", "cat")]
-        services.hand_finished_record(
+        hand_finished_record(
             hand=settled_hand(make_table(), people, landlord=[0], landlord_won=True)
         )
         client.cookies["django_language"] = "en"
         text = client.get(reverse("player_profile", args=["ann"])).content.decode()
-        shown = selectors.rating_for(user=people[0], variant_key="classic3").shown
+        shown = rating_for(user=people[0], variant_key="classic3").shown
         assert 'id="profile-ratings"' in text and f">{shown}<" in text and "provisional" in text
         assert shown > skill.DISPLAY_OFFSET
 
@@ -246,7 +247,7 @@ def test_concurrent_hands_are_numbered_in_the_order_their_ratings_moved():
     def rate_second_and_hold() -> None:
         try:
             with transaction.atomic():
-                services.rating_hand_record(hand=second)
+                rating_hand_record(hand=second)
                 holding.set()
                 release.wait(timeout=30)
         except BaseException as error:  # reported below
@@ -258,7 +259,7 @@ def test_concurrent_hands_are_numbered_in_the_order_their_ratings_moved():
     holder.start()
     assert holding.wait(timeout=30)
     waiter = threading.Thread(
-        target=lambda: (services.rating_hand_record(hand=first), close_old_connections())
+        target=lambda: (rating_hand_record(hand=first), close_old_connections())
     )
     waiter.start()
     waiter.join(timeout=2)
@@ -280,13 +281,13 @@ class TableTests:
         regular = make_player("cat")
         table = make_table("classic3")
         for landlord in (0, 1, 2, 0):
-            services.hand_finished_record(
+            hand_finished_record(
                 hand=settled_hand(
                     table, [*people, regular], landlord=[landlord], landlord_won=landlord == 0
                 )
             )
         seated = seated_table(make_room("classic3"), people)  # and a bot
-        ratings = selectors.ratings_of(user_ids=[p.pk for p in people], variant_key="classic3")
+        ratings = ratings_of(user_ids=[p.pk for p in people], variant_key="classic3")
         client.force_login(people[0])
         client.cookies["django_language"] = "en"
         page = client.get(reverse("table", args=[seated.pk])).content.decode()
@@ -296,10 +297,10 @@ class TableTests:
             assert f">{ratings[person.pk].shown}</span>" in panel
         assert "Skill rating, provisional" in panels[0]
         # the push after a rated hand shows the new number: its process forgot the old one
-        services.hand_finished_record(
+        hand_finished_record(
             hand=settled_hand(table, [*people, regular], landlord=[0], landlord_won=True)
         )
-        moved = selectors.rating_for(user=people[0], variant_key="classic3").shown
+        moved = rating_for(user=people[0], variant_key="classic3").shown
         assert moved > ratings[people[0].pk].shown
         frames = push_frames(seated.pk)
         (shared,) = frames[-1].html_by_language.values()  # every reader's is the club's

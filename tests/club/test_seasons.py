@@ -16,9 +16,12 @@ from hypothesis import strategies as st
 
 from accounts.models import BeanEntry, User
 from accounts.selectors import title_for
-from club import selectors, services
 from club.models import HandOutcome, Season, SeasonReset, SeasonStanding
-from club.services import season_score_reset
+from club.selectors.leaderboards import leaderboard_season_score
+from club.selectors.profiles import profile_badges
+from club.selectors.ratings import leaderboard_rating
+from club.services.outcomes import hand_finished_record
+from club.services.seasons import season_begin, season_score_reset, seasons_begin_due
 from club.views import NO_SEASON
 from games import services as game_services
 from games.table.hooks import hooks
@@ -61,7 +64,7 @@ class SoftResetTests:
         season = Season.objects.create(
             name="Spring", starts_at=timezone.now() - HOUR, ends_at=timezone.now() + DAY
         )
-        assert services.seasons_begin_due() == 1
+        assert seasons_begin_due() == 1
         scores = dict(User.objects.filter(is_bot=False).values_list("username", "score"))
         assert scores == {"ann": 5_000, "ben": 30, "cat": 0, "dan": 0}
         resets = {
@@ -78,8 +81,8 @@ class SoftResetTests:
             list(BeanEntry.objects.order_by("pk").values_list("pk", "delta", "balance_after"))
             == ledger
         )
-        assert services.seasons_begin_due() == 0
-        assert not services.season_begin(season_id=season.pk)
+        assert seasons_begin_due() == 0
+        assert not season_begin(season_id=season.pk)
         assert User.objects.get(username="ann").score == 5_000
         out = io.StringIO()
         call_command("audit_beans", stdout=out)
@@ -109,7 +112,7 @@ class SeasonHandsTests:
         season = Season.objects.create(
             name="Summer", starts_at=timezone.now() - HOUR, ends_at=timezone.now() + DAY
         )
-        services.season_begin(season_id=season.pk)
+        season_begin(season_id=season.pk)
         table = seated_table(make_room("classic3"), humans)
         for _ in range(4):
             game_services.hand_start(table_id=table.pk)
@@ -131,7 +134,7 @@ class SeasonHandsTests:
         )
         people = [make_player() for _ in range(3)]
         late = settled_hand(make_table(), people, landlord=[0], landlord_won=True)
-        services.hand_finished_record(hand=late)
+        hand_finished_record(hand=late)
         assert not HandOutcome.objects.filter(hand=late, season__isnull=False).exists()
 
     def test_season_boards_and_the_profile_badges(self, client):
@@ -139,13 +142,13 @@ class SeasonHandsTests:
         User.objects.filter(username="ann").update(score=3_000)
         now = timezone.now()
         season = Season.objects.create(name="Autumn", starts_at=now - DAY, ends_at=now + DAY)
-        services.season_begin(season_id=season.pk)
+        season_begin(season_id=season.pk)
         table = make_table("classic3")
         for landlord in (0, 1):
             hand = settled_hand(table, [ann, ben, cat], landlord=[landlord], landlord_won=True)
             hand.result["score_after"] = [1_500 + 900 * (landlord == 0), 50, 10]
-            services.hand_finished_record(hand=hand)
-        rows = selectors.leaderboard_season_score(season=season)
+            hand_finished_record(hand=hand)
+        rows = leaderboard_season_score(season=season)
         assert [(r.username, r.value, r.hands) for r in rows] == [
             ("ann", 1_500, 2), ("ben", 50, 2), ("cat", 10, 2),
         ]  # fmt: skip
@@ -169,7 +172,7 @@ class SeasonHandsTests:
             text = client.get(reverse("player_profile", args=["ann"])).content.decode()
             assert 'id="season-badges"' in text and "Autumn" in text
         assert str(title_for(2_400)) in text
-        assert [b.peak_title for b in selectors.profile_badges(user=ann)] == [title_for(2_400)]
+        assert [b.peak_title for b in profile_badges(user=ann)] == [title_for(2_400)]
         assert "(current)" not in client.get(reverse("leaderboard")).content.decode()
 
     def test_the_board_shows_the_season_under_way_unless_another_is_chosen(self, client):
@@ -181,9 +184,9 @@ class SeasonHandsTests:
             name="Summer", starts_at=now - 10 * DAY, ends_at=now - 5 * DAY, begun_at=now - 10 * DAY
         )
         season = Season.objects.create(name="Autumn", starts_at=now - DAY, ends_at=now + DAY)
-        services.season_begin(season_id=season.pk)
+        season_begin(season_id=season.pk)
         hand = settled_hand(make_table(), [ann, ben, cat], landlord=[0], landlord_won=True)
-        services.hand_finished_record(hand=hand)
+        hand_finished_record(hand=hand)
         client.cookies["django_language"] = "en"
 
         def shown(query: str = "") -> tuple[object, list[str], str]:
@@ -213,18 +216,18 @@ class SeasonHandsTests:
             name="Winter", starts_at=now - 10 * DAY, ends_at=now - 5 * DAY, begun_at=now - 10 * DAY
         )
         table = make_table("classic3")
-        services.hand_finished_record(
+        hand_finished_record(
             hand=settled_hand(
                 table, [ann, ben, cat], landlord=[0], landlord_won=True, when=now - 7 * DAY
             )
         )
         for _ in range(3):  # after the season: ben wins, and the current board follows
-            services.hand_finished_record(
+            hand_finished_record(
                 hand=settled_hand(table, [ann, ben, cat], landlord=[1], landlord_won=True)
             )
-        in_season = selectors.leaderboard_rating(variant_key="classic3", season=season)
+        in_season = leaderboard_rating(variant_key="classic3", season=season)
         assert in_season[0].username == "ann" and [r.hands for r in in_season] == [1, 1, 1]
-        assert selectors.leaderboard_rating(variant_key="classic3")[0].username == "ben"
+        assert leaderboard_rating(variant_key="classic3")[0].username == "ben"
 
 
 class AdminTests:

@@ -101,7 +101,7 @@ async def _count_pushes(sock) -> list[str]:
 
 
 async def test_spectator_count_in_the_database_and_pushed_to_the_table():
-    from club.selectors import spectator_count
+    from club.selectors.tables import spectator_count
 
     table_id, users, watchers = await db(_setup)("classic3", 1, 2)
     player = await Socket(users[0], table_id, "seat0").open()
@@ -138,7 +138,7 @@ async def test_a_stopped_process_takes_its_spectators_with_its_leases(settings):
     """Issue #31: a killed process's spectators stayed in the count for good (their rows were
     never swept). The count is the leases': past a lease it leaves them out, and the sweep of
     their leases pushes the new count."""
-    from club.selectors import spectator_count
+    from club.selectors.tables import spectator_count
 
     table_id, users, watchers = await db(_setup)("classic3", 1, 1)
     player = await Socket(users[0], table_id, "seat0").open()

@@ -71,7 +71,7 @@ def arena_recount(event: Event) -> dict[int, arena.Line]:
     for game in games.order_by("hand__finished_at", "pk"):
         for seat, user_id in enumerate(game.players):
             if user_id is not None:
-                results.append((user_id, runner.seat_won(game.hand, seat)))
+                results.append((user_id, selectors.seat_won(game.hand, seat)))
     return arena.recount(order, results)
 
 

@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 
 from club.models import HandOutcome, RatedHand, Rating, RatingChange
-from club.services import ratings_recompute
+from club.services.ratings import ratings_recompute
 from competitions.models import Board, Event, Game
 from games.models import Hand
 from tests.competitions.helpers import START, entrants, make_event, step

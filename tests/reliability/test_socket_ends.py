@@ -152,7 +152,7 @@ def _count(tab: TableClient) -> int | None:
 
 @pytest.mark.asyncio
 async def test_a_killed_processs_spectator_leaves_the_count_with_its_lease(servers):
-    from club.selectors import spectator_count
+    from club.selectors.tables import spectator_count
 
     table_id, _, cookie = await db(_table)()
     watcher = await db(session_cookie)(await db(make_player)())

@@ -26,7 +26,7 @@ PRIVATE_REGIONS = (
     "table-controls",
     "table-result",
     "table-counter",
-    "table-club",
+    "table-session",
 )
 
 

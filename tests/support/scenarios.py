@@ -10,7 +10,7 @@ from games.engine.dealing import deal
 from games.engine.hand import apply, autoplay_action, legal_actions, start_hand, waiting_seats
 from games.engine.state import Action, HandState
 from games.engine.variants import find_variant
-from games.screen.context import SeatInfo
+from games.screen.seats import SeatInfo
 
 NAMES = ["小明", "阿华", "Lily", "老王", "Bot"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from club.services import hand_outcomes_backfill
+from club.services.outcomes import hand_outcomes_backfill
 
 
 class Command(BaseCommand):

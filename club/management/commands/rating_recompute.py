@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from club.services import ratings_recompute
+from club.services.ratings import ratings_recompute
 from games.engine import VARIANTS
 
 

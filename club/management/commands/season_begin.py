@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from club.services import seasons_begin_due
+from club.services.seasons import seasons_begin_due
 
 
 class Command(BaseCommand):

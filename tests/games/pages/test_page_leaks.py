@@ -58,7 +58,7 @@ def _seed_for(variant_key: str) -> str:
 def _club_table(variant_key: str, monkeypatch) -> tuple[list, object]:
     """A club table of ``variant_key`` whose first hand is dealt from ``_seed_for``'s seed."""
     seed = _seed_for(variant_key)
-    monkeypatch.setattr("games.services.hands.new_seed", lambda: seed)
+    monkeypatch.setattr("games.services.hand_run.new_seed", lambda: seed)
     players = [make_player(f"{variant_key}-p{i}") for i in range(find_variant(variant_key).seats)]
     table = services.table_create(room=make_room(variant_key))
     for user in players:

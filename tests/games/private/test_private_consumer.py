@@ -50,7 +50,7 @@ async def test_the_host_sees_a_join_notice_in_the_same_frame():
     # the host's own regions with his club region, of the same version
     assert 'id="table-seats"' in frame and 'data-part="public"' in frame
     own = sock.frames[-2]
-    assert 'id="table-club"' in own and 'data-part="seat"' in own
+    assert 'id="table-session"' in own and 'data-part="seat"' in own
     assert FRAME_RE.search(own)[1] == FRAME_RE.search(frame)[1]
     assert await sock.quiet()
     await sock.close()

@@ -18,7 +18,7 @@ from games import services
 from games.models import Hand, InviteMiss, Seat, Table, TableSession
 from games.reads import private as reads_private
 from games.reads.selectors import hand_state
-from games.screen import club as club_screen
+from games.screen import session as session_screen
 from games.screen.notices import render_notice
 from games.services import private
 from games.table import invites
@@ -427,9 +427,9 @@ class TestNotices:
         services.table_fill_with_bots(table_id=table.pk, user=host)
         services.hand_start(table_id=table.pk, user=host)
         assert active_hand(table) is not None
-        html = club_screen.render_club(table=table, user=None, hand_over=False)
+        html = session_screen.render_session(table=table, user=None, hand_over=False)
         assert table.invite_code not in html  # the public rendering never shows the code
-        mine = club_screen.render_club(table=table, user=host, hand_over=False)
+        mine = session_screen.render_session(table=table, user=host, hand_over=False)
         assert table.invite_code in mine
 
 

@@ -92,7 +92,7 @@ def _same_but_clock(a: dict[str, dict[str, str]], b: dict[str, str]) -> None:
         return {k: now.sub("", v) for k, v in screen.items() if k != "table-frame"}
 
     fresh = {g: clean(regions(b[g])) for g in a}
-    # what rides along (#table-club between hands, notices) is no part of a rendering alone
+    # what rides along (#table-session between hands, notices) is no part of a rendering alone
     assert {g: clean({k: x[k] for k in fresh[g] if k in x}) for g, x in a.items()} == fresh
 
 

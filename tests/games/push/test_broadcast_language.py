@@ -6,7 +6,7 @@ import pytest
 from django.utils import translation
 
 from club.models import PlayerSettings
-from club.services import player_language_settle
+from club.services.player_settings import player_language_settle
 from games import services
 from games.push import frames as table_frames
 from tests.support.tables import make_player, make_room, push_frames, seated_table

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from games.push.deliver import merge
-from games.push.outbox import ClubChanged, Notice, TableMoved, WatchersClosed, Written
+from games.push.outbox import Notice, SessionChanged, TableMoved, WatchersClosed, Written
 
 STATE = object()
 BEFORE = object()
@@ -40,7 +40,7 @@ def test_what_the_service_handed_over_keeps_its_state_before_only_when_it_came_f
         ([TableMoved(1, deciders=(3,)), TableMoved(1, deciders=(0, 3))], (0, 3)),
         ([TableMoved(1, deciders=(3,)), TableMoved(1)], None),
         ([TableMoved(1), TableMoved(1, deciders=(3,))], None),
-        ([TableMoved(1, deciders=(3,)), ClubChanged(1)], None),
+        ([TableMoved(1, deciders=(3,)), SessionChanged(1)], None),
     ],
 )
 def test_a_sealed_steps_deciders_add_up_until_everyone_is_due(events, deciders):
@@ -65,5 +65,5 @@ def test_only_presence_may_wait_for_the_tables_other_pushes(events, presence):
 def test_closing_the_watchers_is_no_state_push_of_its_own():
     (push,) = merge([WatchersClosed(1, keep=(5, 6))])
     assert push.keep == (5, 6) and not push.due
-    (push,) = merge([WatchersClosed(1, keep=(5,)), ClubChanged(1)])
-    assert push.keep == (5,) and push.due and push.club
+    (push,) = merge([WatchersClosed(1, keep=(5,)), SessionChanged(1)])
+    assert push.keep == (5,) and push.due and push.session

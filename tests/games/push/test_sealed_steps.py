@@ -24,7 +24,7 @@ from games.engine.variants import find_variant
 from games.models import Hand, HandAction
 from games.reads.selectors import hand_state
 from games.runner.deadlines import hand_apply_due_deadlines
-from games.services import hands as hand_services
+from games.services import hand_run
 from games.table.stakes import decision_seconds
 from tests.support.tables import (
     FRAME_RE,
@@ -78,7 +78,7 @@ def shape(html: str, start_table_version: int) -> tuple:
 
 
 def _table(variant: str, seed: str, monkeypatch) -> tuple[int, list]:
-    monkeypatch.setattr(hand_services, "new_seed", lambda: seed)
+    monkeypatch.setattr(hand_run, "new_seed", lambda: seed)
     room = make_room(variant, step_min_seconds=SHORTEST)
     users = [make_player() for _ in range(6)]  # five seated, the last one watches
     return seated_table(room, users[:5]).pk, users

@@ -16,7 +16,7 @@ from games.engine.state import PHASE_PLAY
 from games.models import HandAction
 from games.reads.selectors import hand_state
 from games.runner.deadlines import hand_apply_due_deadlines, next_deadline_in
-from games.services import hands as hand_services
+from games.services import hand_deadlines, hand_run
 from games.services.base import locked_table, write
 from games.table import wake
 from tests.support.tables import (
@@ -96,7 +96,7 @@ def test_a_move_returns_before_the_bots_reply_each_after_its_own_delay():
 def test_no_bot_decides_inside_a_players_request_or_any_transaction(monkeypatch):
     calls: list[tuple[bool, bool]] = []
     in_request = threading.local()
-    decide = hand_services.bot_action
+    decide = hand_deadlines.bot_action
     submit = services.hand_submit_action
 
     def recording_bot(state, seat, *, think=None):
@@ -110,7 +110,7 @@ def test_no_bot_decides_inside_a_players_request_or_any_transaction(monkeypatch)
         finally:
             in_request.on = False
 
-    monkeypatch.setattr(hand_services, "bot_action", recording_bot)
+    monkeypatch.setattr(hand_deadlines, "bot_action", recording_bot)
     monkeypatch.setattr(services, "hand_submit_action", request)
     for variant in ("classic3", "new5"):
         table, _ = _table(variant)
@@ -156,7 +156,7 @@ def test_a_move_that_leaves_a_bot_awaited_wakes_the_runner(
     monkeypatch, django_capture_on_commit_callbacks
 ):
     woken: list[bool] = []
-    monkeypatch.setattr(hand_services, "wake", lambda: woken.append(True))
+    monkeypatch.setattr(hand_run, "wake", lambda: woken.append(True))
     table, users = _table()
     _human_play(table, users)
     bots_reply(table)  # the human's turn again, in the play

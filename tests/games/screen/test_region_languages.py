@@ -67,7 +67,7 @@ def test_the_page_speaks_its_readers_language(client, club_table, language) -> N
         client.force_login(user)
         client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
         page = client.get(reverse("table", args=[table.pk])).content.decode()
-        assert 'id="table-club"' in page and "score-sheet" in page
+        assert 'id="table-session"' in page and "score-sheet" in page
         assert foreign(page, language) == []
 
 
@@ -93,7 +93,7 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
         else:  # the spectators' page: the table's frame carries their own regions apart
             pages.append(frame.text_for(user_id=watcher.pk, language=language))
     assert len(pages) == 5  # host, amy, the spectators, the chat, the spectator count
-    assert sum('id="table-club"' in page for page in pages) == 3
+    assert sum('id="table-session"' in page for page in pages) == 3
     for page in pages:
         assert foreign(page, language) == []
 
@@ -102,8 +102,9 @@ def test_every_push_speaks_its_readers_language(monkeypatch, club_table, languag
 def test_every_region_of_every_phase_speaks_its_readers_language(language) -> None:
     """Each variant's phases, from each seat and a spectator's place."""
     from games.engine.views import public_view, view_for
-    from games.screen.context import SeatInfo, screen_context
+    from games.screen.context import screen_context
     from games.screen.regions import render_regions
+    from games.screen.seats import SeatInfo
     from tests.support.scenarios import scenarios
 
     for name, state in scenarios().items():

@@ -44,8 +44,8 @@ def test_values_known_by_identity_only_are_never_kept():
 
 def test_a_template_that_may_read_anything_is_not_keyed():
     assert _names("{% include name %}") is None
-    # a tag of the project's own may read the database (the club region's does)
-    assert _names("{% load club_tables %}{% club_panel table user None as club %}") is None
+    # a tag of the project's own may read the database (the session region's does)
+    assert _names("{% load session_panels %}{% session_panel table user None as panel %}") is None
     assert _names("{% load i18n %}{% translate 'Pass' %}{{ x }}") == ("csrf_token", "x")
 
 

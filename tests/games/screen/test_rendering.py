@@ -17,7 +17,7 @@ from games.engine.cards import format_cards
 from games.engine.hand import waiting_seats
 from games.engine.state import HandState
 from games.engine.views import public_view, view_for
-from games.screen import context, regions
+from games.screen import context, regions, seen
 from tests.support.scenarios import scenarios, seat_infos
 
 CARD_ATTR = re.compile(r'data-c(?:ard)?="([^"]+)"')
@@ -354,14 +354,14 @@ def test_a_state_s_views_are_built_once_while_it_lives(monkeypatch) -> None:
     import weakref
 
     built: list[int | None] = []
-    monkeypatch.setattr(context, "view_for", lambda s, seat: built.append(seat) or {"s": seat})
-    monkeypatch.setattr(context, "public_view", lambda s: built.append(None) or {"s": None})
+    monkeypatch.setattr(seen, "view_for", lambda s, seat: built.append(seat) or {"s": seat})
+    monkeypatch.setattr(seen, "public_view", lambda s: built.append(None) or {"s": None})
     state = dataclasses.replace(SCENARIOS["qq5-play"])  # a state of this test's own
     for _ in range(3):
-        assert [context.seen_by(state, seat)["s"] for seat in (0, 1, None)] == [0, 1, None]
+        assert [seen.seen_by(state, seat)["s"] for seat in (0, 1, None)] == [0, 1, None]
     assert built == [0, 1, None]
     other = dataclasses.replace(state)
-    assert context.seen_by(other, 0) == {"s": 0} and built == [0, 1, None, 0]
+    assert seen.seen_by(other, 0) == {"s": 0} and built == [0, 1, None, 0]
     gone = weakref.ref(state)
     del state
     gc.collect()

@@ -559,5 +559,5 @@ def test_the_deal_takes_the_seat_swap_offers_off_every_screen(live_db, monkeypat
         for frame in sent
         if frame.group == table_frames.user_group(table.pk, players[0].pk)
     ]
-    assert mine and all('id="table-club"' in html for html in mine)
+    assert mine and all('id="table-session"' in html for html in mine)
     assert not any(swap in html for html in mine)
