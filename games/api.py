@@ -12,7 +12,7 @@ functions too); ``tests/test_layers.py`` runs it, and checks that every name her
 The names, by what the other apps do with them:
 
 * **Models** they query or join: ``Hand``, ``HandAction``, ``HandPlayer``, ``Seat``,
-  ``SocketLease``, ``Table`` (their own models point at ``games.Hand`` and ``games.Table`` by
+  ``SocketLease``, ``Table`` (their own models point at games' ``Hand`` and ``Table`` by
   app label, which is no import), and ``VARIANT_LABELS``, the variants' names as pages show them.
 * **Reads**: ``hand_state`` (a hand's live state), ``hands_readable`` (which hands' pages a user
   may open), ``table_spectators`` and ``user_live_sockets`` (counted from the socket leases),

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SERVICE_MODULES = (
     *sorted((ROOT / "games" / "services").glob("*.py")),
-    ROOT / "club" / "services.py",
+    *sorted((ROOT / "club" / "services").glob("*.py")),
     ROOT / "competitions" / "services.py",
     ROOT / "accounts" / "services.py",
 )

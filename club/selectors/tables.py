@@ -27,9 +27,7 @@ def spectator_count(*, table_id: int) -> int:
     """Distinct signed-in users with a socket open at the table who hold no seat there: their
     sockets' leases (games/services/presence.py), so every serving process counts the same
     spectators, and a process that stops or dies takes its spectators with it."""
-    return table_spectators(
-        table_id=table_id, now=timezone.now(), lease_seconds=lease_seconds()
-    )
+    return table_spectators(table_id=table_id, now=timezone.now(), lease_seconds=lease_seconds())
 
 
 def spectator_sockets(*, table_id: int, user_id: int) -> int | None:

@@ -15,7 +15,6 @@ from club.phrases import phrase_text
 from games.api import ActionRejected, ErrorCode, Seat, Table, announce
 
 
-
 class ChatRefused(ActionRejected):
     """A chat message the club refuses (rate limit, unknown phrase, free text off)."""
 

@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from games.engine.combos import BOMB_KINDS
+from games.reads.snapshot import HandExtras
 from games.screen.labels import (
     AUTO_WIN_LABELS,
     MULTIPLIER_LABELS,
@@ -14,7 +15,6 @@ from games.screen.labels import (
     kind_label,
     stake_steps,
 )
-from games.reads.snapshot import HandExtras
 from games.screen.seats import SeatInfo, seat_roles
 
 
@@ -102,9 +102,7 @@ def result_panel(
         "idle_bombs": len(bombs) - len(effects),
         "winner_side": view.get("winner_side"),
         "first_out": names[out_order[0]] if out_order else "",
-        "auto_win": str(AUTO_WIN_LABELS.get(view["auto_win"], ""))
-        if view.get("auto_win")
-        else "",
+        "auto_win": str(AUTO_WIN_LABELS.get(view["auto_win"], "")) if view.get("auto_win") else "",
         "you_won": me is not None and me in winners,
     }
 

@@ -12,8 +12,8 @@ from django.utils.translation import gettext as _
 
 from accounts.selectors import title_among
 from games.reads.snapshot import TableSnapshot
-from games.table.hooks import ShownRating
 from games.screen.labels import card_faces, cards_short, role_label
+from games.table.hooks import ShownRating
 
 
 @dataclass(frozen=True)

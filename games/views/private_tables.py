@@ -19,8 +19,8 @@ from games.reads import selectors
 from games.services import private
 from games.table import invites
 from games.table.errors import ActionRejected
-from games.table.stakes import table_options, table_seconds, table_stakes
 from games.table.options import OPTION_HELP, option_label, value_label
+from games.table.stakes import table_options, table_seconds, table_stakes
 from games.views.replies import done, refused
 
 # (issue #8) An invite link /join/<code>/ remembers the code in the browser session; the page,

@@ -31,7 +31,7 @@ def test_every_default_and_every_registered_function_fits_its_hook():
     names = [f"{h.__module__}.{h.__qualname__}" for h in hooks.hand_finished_handlers]
     # in the order the apps start: the club's records first, then the events' wake-up
     assert names == [
-        "club.services.hand_finished_record",
+        "club.services.outcomes.hand_finished_record",
         "competitions.services.event_hand_finished",
     ]
 
@@ -81,9 +81,9 @@ def test_a_group_registered_in_part_is_refused_and_nothing_is_registered(kept_ho
 
 
 def test_an_app_registering_a_wrong_handler_fails_at_ready(kept_hooks, monkeypatch):
-    from club import services
+    from club.services import outcomes
 
-    monkeypatch.setattr(services, "hand_finished_record", lambda *, hand_id: None)
+    monkeypatch.setattr(outcomes, "hand_finished_record", lambda *, hand_id: None)
     with pytest.raises(HookMismatch, match=r"'hand_finished' .* does not take hand"):
         apps.get_app_config("club").ready()
 
