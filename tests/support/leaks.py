@@ -69,6 +69,9 @@ def check_frame(label: str, html: str, view: dict) -> None:
     offered = any(c.get("value") == HIDDEN_SOLO for c in view.get("choices") or [])
     if not view["finished"] and view.get("partner_mode") != HIDDEN_SOLO and not offered:
         named = [w for w in hidden_solo_words() if w in html]
+        at = html.find(named[0]) if named else 0
         assert not named, (
             f"{label} names the hidden solo ({named}), his view says {view.get('partner_mode')}"
+            f" (seat {view.get('seat')}, landlord {view.get('landlord')}, phase {view['phase']}):"
+            f" ...{html[max(0, at - 400) : at + 100]}..."
         )
