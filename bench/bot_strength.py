@@ -4,7 +4,8 @@ A script that prints figures (never a test).
 
     .venv/bin/python bench/bot_strength.py [--deals 500] [--seed 20261201] [--base adbfde9]
         [--only rlcard|base|autoplay|cheat] [--variants classic3,qq5,new5,fenzhou5]
-        [--rollout full|quick] [--cut 2] [--think 0.1] [--samples 60] [--margin 0.05]
+        [--rollout full|quick] [--cut 2] [--evaluation written|learned] [--think 0.1]
+        [--samples 60] [--margin 0.05]
 
 Every deal is played twice from the same start, the bot once on each side ("mirrored"): the
 bot's landlord side against the opponent's farmers, then the opponent's landlord side against
@@ -28,12 +29,15 @@ bot measured and only the play differs. Opponents:
   clock), against the bot of ``--base``. ``--rollout full`` plays every candidate to the end
   with the whole bot in every seat (``best_of_worlds``, the search the bot has today);
   ``--rollout quick`` plays the cheap rollouts cut after ``--cut`` tricks and scored by the
-  evaluation (``games.engine.rollouts``). It reads the whole state: a bench's tool, never
-  the server's (nothing under games/ can build it).
+  evaluation (``games.engine.rollouts``): ``--evaluation written`` the hand-written
+  ``written_chance``, ``learned`` the learned ``games.engine.evaluation.learned_chance``
+  (issue #36, step 4). It reads the whole state: a bench's tool, never the server's
+  (nothing under games/ can build it).
 * ``belief``: the bot's side searches its plays with ``games.engine.table_search`` (deals
   drawn from the seat's view and weighted by the plays seen, cheap rollouts cut after
-  ``--cut`` tricks, ``--think`` seconds and at most ``--samples`` deals a decision, the
-  bot's own move kept unless another scores ``--margin`` better), against ``--base``.
+  ``--cut`` tricks scored by ``--evaluation``, ``--think`` seconds and at most ``--samples``
+  deals a decision, the bot's own move kept unless another scores ``--margin`` better),
+  against ``--base``.
 
 Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
 width of a normal interval over deals (a deal's two games are not independent: the paired
@@ -59,9 +63,10 @@ sys.path.insert(0, str(ROOT))
 from games.engine.bot import bot_action, play_candidates, rollout_policy  # noqa: E402
 from games.engine.cards import cards_for_ranks, ranks_of  # noqa: E402
 from games.engine.dealing import deal  # noqa: E402
+from games.engine.evaluation import EVALUATIONS  # noqa: E402
 from games.engine.hand import apply, autoplay_action, start_hand, waiting_seats  # noqa: E402
 from games.engine.moves import legal_plays  # noqa: E402
-from games.engine.rollouts import quick_best  # noqa: E402
+from games.engine.rollouts import Evaluation, quick_best  # noqa: E402
 from games.engine.search import best_of_worlds  # noqa: E402
 from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PASS, PHASE_PLAY, PLAY, Action, HandState  # noqa: E402
 from games.engine.table_search import belief_search  # noqa: E402
@@ -101,7 +106,7 @@ def frozen_bot(commit: str) -> Policy:
 
 
 # ------------------------------------------------------------------ the search's ceiling
-def cheating_bot(rollout: str, cut: int) -> Policy:
+def cheating_bot(rollout: str, cut: int, evaluate: Evaluation) -> Policy:
     """The bot whose plays are chosen by its search over one world: the true state, every
     hidden hand and the teams included. Its candidates are the bot's own (``play_candidates``);
     the pre-play decisions are the bot's."""
@@ -112,12 +117,16 @@ def cheating_bot(rollout: str, cut: int) -> Policy:
         candidates = play_candidates(state, seat)
         if rollout == "full":
             return best_of_worlds([state], seat, candidates, rollout_policy, seconds=math.inf)
-        return quick_best([state], seat, candidates, seconds=math.inf, cut=cut)[0]
+        return quick_best([state], seat, candidates, seconds=math.inf, cut=cut, evaluate=evaluate)[
+            0
+        ]
 
     return decide
 
 
-def belief_bot(*, think: float, samples: int, cut: int, margin: float) -> Policy:
+def belief_bot(
+    *, think: float, samples: int, cut: int, margin: float, evaluate: Evaluation
+) -> Policy:
     """The bot whose plays are searched over the beliefs its view supports."""
 
     def decide(state: HandState, seat: int) -> Action:
@@ -133,6 +142,7 @@ def belief_bot(*, think: float, samples: int, cut: int, margin: float) -> Policy
             cut=cut,
             margin=margin,
             rng=rng,
+            evaluate=evaluate,
         )
 
     return decide
@@ -274,11 +284,16 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANT_KEYS))
     parser.add_argument("--rollout", choices=("full", "quick"), default="full", help="cheat only")
     parser.add_argument("--cut", type=int, default=2, help="tricks a quick rollout plays")
+    parser.add_argument(
+        "--evaluation", choices=tuple(EVALUATIONS), default="written", help="of a cut rollout"
+    )
     parser.add_argument("--think", type=float, default=0.1, help="belief: seconds a play")
     parser.add_argument("--samples", type=int, default=60, help="belief: deals a play")
     parser.add_argument("--margin", type=float, default=0.05, help="belief: gain to deviate")
     args = parser.parse_args()
     only = set(args.only or ("rlcard", "base", "autoplay"))
+    evaluate = EVALUATIONS[args.evaluation]
+    scored = "" if args.evaluation == "written" else f"-{args.evaluation}"
     keys = [k for k in args.variants.split(",") if k]
     base = frozen_bot(args.base)
     against_base = lambda s, seat, _t: base(s, seat)  # noqa: E731
@@ -292,14 +307,18 @@ def main() -> None:
         autoplay = lambda s, seat, _t: autoplay_action(s, seat)  # noqa: E731
         opponents.append(("autoplay", bot_action, autoplay, tuple(keys)))
     if "cheat" in only:
-        cheat = cheating_bot(args.rollout, args.cut)
-        name = f"cheat-{args.rollout}" + (f"{args.cut}" if args.rollout == "quick" else "")
+        cheat = cheating_bot(args.rollout, args.cut, evaluate)
+        name = f"cheat-{args.rollout}" + (f"{args.cut}{scored}" if args.rollout == "quick" else "")
         opponents.append((name, cheat, against_base, tuple(keys)))
     if "belief" in only:
         searched = belief_bot(
-            think=args.think, samples=args.samples, cut=args.cut, margin=args.margin
+            think=args.think,
+            samples=args.samples,
+            cut=args.cut,
+            margin=args.margin,
+            evaluate=evaluate,
         )
-        name = f"belief-c{args.cut}-m{args.margin}"
+        name = f"belief-c{args.cut}{scored}-m{args.margin}"
         opponents.append((name, searched, against_base, tuple(keys)))
     print(f"bot against opponents, {args.deals} mirrored deals per line (95% Wilson over games)")
     for name, bot, other, variant_keys in opponents:

@@ -3,7 +3,7 @@
 A script that prints figures (never a test).
 
     .venv/bin/python bench/rollout_rate.py [--positions 20] [--variant new5] [--seed 20261205]
-        [--budget 0.1] [--cut 2] [--after 0]
+        [--budget 0.1] [--cut 2] [--evaluation written|learned] [--after 0]
 
 Each position is a seeded deal played by the bot up to the first lead (in new5 the landlord
 then holds 38 cards), and ``--after`` play actions further (mid-hand, with plays to read).
@@ -15,7 +15,8 @@ candidate are counted (``full`` and ``quick`` deal the unseen cards uniformly, w
 * ``full``: the search the bot has today: every candidate played to the end of the hand
   with the whole bot in every seat (``best_of_worlds`` with ``rollout_policy``);
 * ``quick``: the cheap rollouts of ``games.engine.rollouts``: packed hands, the planner's
-  cached plans, cut after ``--cut`` tricks and scored by ``landlord_chance``;
+  cached plans, cut after ``--cut`` tricks and scored by ``--evaluation`` (the hand-written
+  ``written_chance`` or the learned ``learned_chance``, issue #36 step 4);
 * ``beliefs``: the same rollouts on deals drawn from the seat's view and weighted by the
   plays seen (``games.engine.table_search``), the view read again for every deal (an upper
   bound of the sampler's cost: a decision reads it once).
@@ -43,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from games.engine import planning, rollouts  # noqa: E402
 from games.engine.bot import bot_action, play_candidates, rollout_policy  # noqa: E402
 from games.engine.dealing import deal  # noqa: E402
+from games.engine.evaluation import EVALUATIONS  # noqa: E402
 from games.engine.hand import apply, start_hand, waiting_seats  # noqa: E402
 from games.engine.search import best_of_worlds, determinise  # noqa: E402
 from games.engine.state import PHASE_PLAY, Action, HandState  # noqa: E402
@@ -61,24 +63,24 @@ def _full(
     best_of_worlds([world], seat, cands, rollout_policy, seconds=math.inf)
 
 
-def _quick(cut: int) -> Scorer:
+def _quick(cut: int, evaluate: rollouts.Evaluation) -> Scorer:
     def score(
         state: HandState, seat: int, view: dict[str, Any], cands: list[Action], rng: random.Random
     ) -> None:
         world = determinise(state, seat, view, rng)
-        rollouts.quick_best([world], seat, cands, seconds=math.inf, cut=cut)
+        rollouts.quick_best([world], seat, cands, seconds=math.inf, cut=cut, evaluate=evaluate)
 
     return score
 
 
-def _beliefs(cut: int) -> Scorer:
+def _beliefs(cut: int, evaluate: rollouts.Evaluation) -> Scorer:
     """Deals drawn from the view and weighted by the plays (``table_search``): the belief is
     read from the view for every deal, as a decision's first deal pays for it."""
 
     def score(
         state: HandState, seat: int, view: dict[str, Any], cands: list[Action], rng: random.Random
     ) -> None:
-        belief_scores(view, cands, seconds=math.inf, samples=1, cut=cut, rng=rng)
+        belief_scores(view, cands, seconds=math.inf, samples=1, cut=cut, rng=rng, evaluate=evaluate)
 
     return score
 
@@ -133,6 +135,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--budget", type=float, default=0.1, help="CPU seconds per position")
     parser.add_argument("--cut", type=int, default=2, help="tricks a quick rollout plays")
+    parser.add_argument(
+        "--evaluation", choices=tuple(EVALUATIONS), default="written", help="of a cut rollout"
+    )
     parser.add_argument("--after", type=int, default=0, help="play actions before measuring")
     args = parser.parse_args()
     states = positions(args.variant, args.positions, args.seed, args.after)
@@ -142,10 +147,12 @@ def main() -> None:
         f" (the seat to play holds {sizes} cards), sampled deals"
         f" scored for every candidate per {args.budget * 1000:.0f} ms of CPU"
     )
+    evaluate = EVALUATIONS[args.evaluation]
+    scored = f"cut {args.cut} {args.evaluation}"
     scorers = (
         ("full", _full),
-        (f"quick cut {args.cut}", _quick(args.cut)),
-        (f"beliefs cut {args.cut}", _beliefs(args.cut)),
+        (f"quick {scored}", _quick(args.cut, evaluate)),
+        (f"beliefs {scored}", _beliefs(args.cut, evaluate)),
     )
     for name, scorer in scorers:
         cold, warm = [], []

@@ -13,13 +13,14 @@ bot's own decision, so its 60 ms budget holds one to three sampled deals. Here:
   opponent with the weakest planned play that beats him (a control card or a bomb only
   when he is close to going out), and leaves a partner's trick alone.
 * A rollout stops after ``cut`` tricks (or when a seat goes out) and the position is scored
-  by ``landlord_chance``: a hand-written evaluation over each hand's features
-  (``HandFeatures``: the plays its plan needs to empty it, the plan's price, control cards,
-  bombs, cards left), the side's best-placed seat, and who leads.
+  by an ``Evaluation``: by default ``written_chance`` (``landlord_chance``, hand-written over
+  each hand's features, ``HandFeatures``: the plays its plan needs to empty it, the plan's
+  price, control cards, bombs, cards left; the side's best-placed seat, and who leads), or
+  the learned ``games.engine.evaluation.learned_chance`` (issue #36, step 4).
 
 Cut early, the hand-written evaluation misleads the search (bench/README.md, "Five-seat round
-5"): until a learned one (issue #36, step 4), a search should play to the end (a large
-``cut``), which costs about twice as much.
+5"); the learned one is measured against it there (step 4). Until one is shown to hold, a
+search should play to the end (a large ``cut``), which costs about twice as much.
 
 The rollout reads the sampled world it is given, and nothing else: the sampler decides what
 the seat may know (``games.engine.search.determinise``, ``games.engine.beliefs``).
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -42,6 +43,7 @@ from games.engine.variants import Variant
 
 __all__ = [
     "RANK_BITS",
+    "Evaluation",
     "HandFeatures",
     "QuickWorld",
     "Scores",
@@ -59,6 +61,7 @@ __all__ = [
     "rank_list",
     "remove_ranks",
     "unpack",
+    "written_chance",
 ]
 
 RANKS = 18  # counts are indexed by rank value, 3..17, like planning's
@@ -212,6 +215,12 @@ def landlord_chance(
     return 1.0 / (1.0 + math.exp(-CHANCE_SLOPE * (near[False] - near[True])))
 
 
+def written_chance(world: QuickWorld) -> float:
+    """``landlord_chance`` of a rollout's world: the hand-written ``Evaluation``."""
+    leader = world.turn if world.top is None else None
+    return landlord_chance(world.planner, world.hands, world.landlord_side, leader)
+
+
 # --------------------------------------------------------------------------- rollouts
 @dataclass(slots=True)
 class QuickWorld:
@@ -305,6 +314,11 @@ class QuickWorld:
             return seat in self.landlord_side
         self.top, self.top_seat, self.passes, self.turn = play, seat, 0, (seat + 1) % n
         return None
+
+
+# How likely the landlord side is to win a world where a rollout was cut: ``written_chance``
+# (hand-written), or the learned ``games.engine.evaluation.learned_chance``.
+Evaluation = Callable[[QuickWorld], float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,9 +417,17 @@ def _candidate_reading(world: QuickWorld, action: Action) -> Combo | None:
     return reading_to_follow(world.variant, ranks, world.top, final=final)
 
 
-def quick_rollout(start: QuickWorld, first: Action, seat: int, *, cut: int) -> float:
+def quick_rollout(
+    start: QuickWorld,
+    first: Action,
+    seat: int,
+    *,
+    cut: int,
+    evaluate: Evaluation = written_chance,
+) -> float:
     """``seat``'s side's chance of winning ``start`` (a sampled world, ``seat`` to play) after
-    it plays ``first`` and every seat then plays ``quick_move`` for ``cut`` tricks."""
+    it plays ``first`` and every seat then plays ``quick_move`` for ``cut`` tricks, the
+    position then scored by ``evaluate``."""
     world = start.copy()
     mine = seat in world.landlord_side
     play = _candidate_reading(world, first)
@@ -419,8 +441,7 @@ def quick_rollout(start: QuickWorld, first: Action, seat: int, *, cut: int) -> f
         done = world.step(quick_move(world, world.turn))
     if done is not None:
         return 1.0 if done == mine else 0.0
-    leader = world.turn if world.top is None else None
-    chance = landlord_chance(world.planner, world.hands, world.landlord_side, leader)
+    chance = evaluate(world)
     return chance if mine else 1.0 - chance
 
 
@@ -448,6 +469,7 @@ def quick_scores(
     *,
     seconds: float,
     cut: int,
+    evaluate: Evaluation = written_chance,
 ) -> Scores:
     """Every candidate scored on the weighted ``worlds`` (drawn until the clock or the worlds
     run out or one is None; a deal the clock cut before every candidate was scored on it
@@ -466,7 +488,7 @@ def quick_scores(
         for action in candidates:
             if time.perf_counter() >= deadline:
                 break
-            scores.append(quick_rollout(start, action, seat, cut=cut))
+            scores.append(quick_rollout(start, action, seat, cut=cut, evaluate=evaluate))
         if len(scores) < len(candidates):
             break
         deals += 1
@@ -484,9 +506,10 @@ def quick_best(
     *,
     seconds: float,
     cut: int,
+    evaluate: Evaluation = written_chance,
 ) -> tuple[Action, int]:
     """The candidate with the best mean chance over the (unweighted) sampled states, and
     how many deals were scored."""
     drawn = ((QuickWorld.of(w), 1.0) if w is not None else None for w in worlds)
-    scores = quick_scores(drawn, seat, candidates, seconds=seconds, cut=cut)
+    scores = quick_scores(drawn, seat, candidates, seconds=seconds, cut=cut, evaluate=evaluate)
     return scores.best(), scores.deals

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from games.engine.beliefs import Belief, belief_of, draw
-from games.engine.rollouts import QuickWorld, Scores, quick_scores
+from games.engine.rollouts import Evaluation, QuickWorld, Scores, quick_scores, written_chance
 from games.engine.state import Action
 
 __all__ = ["belief_scores", "belief_search"]
@@ -45,6 +45,7 @@ def belief_scores(
     samples: int,
     cut: int,
     rng: random.Random,
+    evaluate: Evaluation = written_chance,
 ) -> Scores | None:
     """The candidates (the view's seat to play) scored on at most ``samples`` drawn deals
     within ``seconds``; None when the view's facts do not add up."""
@@ -52,7 +53,9 @@ def belief_scores(
     if belief is None or belief.turn != belief.seat:
         return None
     worlds = _worlds(belief, samples, rng)
-    return quick_scores(worlds, belief.seat, candidates, seconds=seconds, cut=cut)
+    return quick_scores(
+        worlds, belief.seat, candidates, seconds=seconds, cut=cut, evaluate=evaluate
+    )
 
 
 def belief_search(
@@ -64,8 +67,11 @@ def belief_search(
     cut: int,
     margin: float,
     rng: random.Random,
+    evaluate: Evaluation = written_chance,
 ) -> Action:
     """The first candidate (the caller's own move) unless another's mean chance beats it by
     more than ``margin``."""
-    scores = belief_scores(view, candidates, seconds=seconds, samples=samples, cut=cut, rng=rng)
+    scores = belief_scores(
+        view, candidates, seconds=seconds, samples=samples, cut=cut, rng=rng, evaluate=evaluate
+    )
     return candidates[0] if scores is None else scores.best(margin)

@@ -17,6 +17,7 @@ from games.engine import bot as bot_module
 from games.engine.beliefs import belief_of, draw
 from games.engine.bot import bot_action, play_candidates
 from games.engine.dealing import deal
+from games.engine.evaluation import learned_chance, position_features
 from games.engine.hand import (
     apply,
     autoplay_action,
@@ -24,7 +25,7 @@ from games.engine.hand import (
     start_hand,
     waiting_seats,
 )
-from games.engine.rollouts import quick_best
+from games.engine.rollouts import QuickWorld, quick_best
 from games.engine.search import determinise
 from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PHASE_PLAY, HandState
 from games.engine.table_search import belief_scores
@@ -286,9 +287,10 @@ class BotInformationTests:
 
 
 class SamplerInformationTests:
-    """The search's samplers and the cheap rollouts' evaluation read only what the seat may
-    know: two states that differ only in cards the seat cannot see give the same deals, the
-    same weights and the same choice."""
+    """The search's samplers and the cheap rollouts' evaluations (the hand-written and the
+    learned one, and the learned one's features) read only what the seat may know: two states
+    that differ only in cards the seat cannot see give the same deals, the same weights, the
+    same features and the same choice."""
 
     @pytest.mark.parametrize("variant_key", ["qq5", "new5", "fenzhou5"])
     @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -317,15 +319,28 @@ class SamplerInformationTests:
             assert [w.hands for w in worlds[0] if w] == [w.hands for w in worlds[1] if w]
             candidates = play_candidates(state, seat)
             assert candidates == play_candidates(other, seat)
-            picks = [quick_best(w, seat, candidates, seconds=math.inf, cut=2) for w in worlds]
-            assert picks[0] == picks[1]
-            searched = [
-                belief_scores(
-                    view, candidates, seconds=math.inf, samples=2, cut=2, rng=random.Random(4)
-                )
-                for view in views
-            ]
-            assert searched[0] == searched[1]
+            for evaluate in (None, learned_chance):
+                scored = {} if evaluate is None else {"evaluate": evaluate}
+                picks = [
+                    quick_best(w, seat, candidates, seconds=math.inf, cut=2, **scored)
+                    for w in worlds
+                ]
+                assert picks[0] == picks[1]
+                searched = [
+                    belief_scores(
+                        view,
+                        candidates,
+                        seconds=math.inf,
+                        samples=2,
+                        cut=2,
+                        rng=random.Random(4),
+                        **scored,
+                    )
+                    for view in views
+                ]
+                assert searched[0] == searched[1]
+            sampled = [[position_features(QuickWorld.of(w)) for w in ws if w] for ws in worlds]
+            assert sampled[0] == sampled[1]
             compared.append(seat)
 
         play_random_hand(variant_key, f"sampler-hidden-{seed}", rng, each_state=each_state)
