@@ -53,9 +53,6 @@ from games.table.stakes import decision_seconds
 
 # what only the shared regions read of a context: a seat's own regions' context leaves it out
 SHARED_ONLY = ("seats", "trick", "top")
-# keys of ``screen_context(extras=...)`` consumed by the result panel
-_EXTRA_KEYS = ("scores", "titles", "beans", "house")
-
 
 def _deadline_iso(deadline: datetime.datetime | None) -> str:
     if deadline is None:
@@ -153,7 +150,6 @@ def screen_context(
         "commitment": commitment,
         "seed": seed if view.get("finished") else "",
         "in_hand": True,
-        **{k: v for k, v in extras.items() if k not in _EXTRA_KEYS},
     }
 
 
