@@ -43,7 +43,8 @@ def _render_names(
 ) -> str:
     ctx = {**ctx, "oob": oob}
     return "".join(
-        render_to_string(f"games/table/{name}.html", ctx, request=request) for name in names
+        render_cache.squeezed(render_to_string(f"games/table/{name}.html", ctx, request=request))
+        for name in names
     )
 
 

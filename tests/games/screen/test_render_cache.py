@@ -106,3 +106,8 @@ def test_a_template_that_includes_itself_is_not_keyed(settings):
     from django.template.loader import get_template
 
     assert render_cache.template_names(get_template("tree.html").template) is None
+
+
+def test_a_rendering_keeps_one_line_break_of_each_indented_run():
+    html = '<div id="a">\n  \n    <span>x</span> <b>y</b>\n\t</div>\n'
+    assert render_cache.squeezed(html) == '<div id="a">\n<span>x</span> <b>y</b>\n</div>\n'
