@@ -50,9 +50,9 @@ def test_a_template_that_may_read_anything_is_not_keyed():
 
 
 def test_a_pure_tag_is_keyed_by_its_arguments():
-    names = _names('{% load cards %}{% card top.card "sm" %}{% hand_buttons hand can_play %}')
+    names = _names('{% load cards %}{% card top.card "sm" %}{% cards row size %}')
     assert names is not None
-    assert {"top.card", "hand", "can_play"} <= set(names)
+    assert {"top.card", "row", "size"} <= set(names)
     source = "{% load cards %}{% card c %}"
     face = {"code": "9h", "red": True, "joker": False, "big": False}
     one = _key(source, {"c": {**face, "rank": "9", "suit": "♥", "label": "9 of hearts"}})
