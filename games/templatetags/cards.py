@@ -23,7 +23,7 @@ from games.screen.render_cache import pure_tag
 register = template.Library()
 
 _faces: dict[tuple[str, str, str], str] = {}
-_buttons: dict[tuple[str, str, str, bool, bool], str] = {}
+_buttons: dict[tuple[str, str, str, bool], str] = {}
 _NONE = ' class="none"'
 
 
