@@ -5,9 +5,9 @@ Origin header each) play whole qq5 hands against daphne: one process, or two pro
 the Redis channel layer (the clients are split across them). The clients decide from what the
 server sends them only, as the page does: each state frame's ``#table-frame`` header (the
 table's version; a full screen or a push) and its regions, merged into the screen the tab
-shows; the hand version of ``#table-status``, the forms of ``#table-controls``, the hints of
-the seat's own hand (``data-hints``: the server's legal plays, weakest first) and the choice
-buttons of the other phases. When a hand is over a seated player presses "Next hand" (a POST
+shows; the hand version of ``#table-status``, the forms of ``#table-controls`` and their
+hints (``data-hints``: the server's legal plays of the seat's own hand, weakest first) and the
+choice buttons of the other phases. When a hand is over a seated player presses "Next hand" (a POST
 to the first server, which deals and pushes).
 
 Like static/games/reconnect.js a tab drops a state older than the one it shows, and a push

@@ -43,7 +43,8 @@ def _render_names(
 ) -> str:
     ctx = {**ctx, "oob": oob}
     return "".join(
-        render_to_string(f"games/table/{name}.html", ctx, request=request) for name in names
+        render_cache.squeezed(render_to_string(f"games/table/{name}.html", ctx, request=request))
+        for name in names
     )
 
 
@@ -126,8 +127,10 @@ _SHARED_ONLY_KEYS = frozenset(
 def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | None:
     """Whether a seat's own regions changed since ``snapshot.before``, where that is cheap to
     tell from its views (None: compare its regions). A seat asked to decide before the push
-    or after it has: it decided, or its controls came. One asked neither time whose view
-    differs only in what the shared regions show has not: most seats of most pushes."""
+    or after it has: it decided, or its controls came (which of its other regions changed is
+    still compared: the hand is not sent again when only the turn moves). One asked neither
+    time whose view differs only in what the shared regions show has not: most seats of most
+    pushes."""
     before, after = snapshot.before, snapshot.state
     if before is None or after is None or not held_seat(snapshot.holders, seat, user):
         return None
@@ -174,7 +177,7 @@ def render_push(
     """The renderings of one push of ``snapshot``. ``players``: (seat index, user, language)
     of the seats that may be sent their own regions; each is sent those that changed since
     ``snapshot.before`` (all of them when it is None, with ``every_seat``, or when the seat was
-    asked to decide before or after). ``languages``: what
+    asked to decide before or after, its controls then sent in any case). ``languages``: what
     the shared regions are rendered in (everybody's at the table)."""
     watching = set(watcher_languages)
     shared: dict[str, str] = {}
@@ -217,8 +220,10 @@ def render_push(
                 )
                 ctx = seen(snapshot=snapshot)
                 names: tuple[str, ...] = OWN_REGIONS
-                if before is not None and moved is None:
+                if before is not None:
                     names = own_regions_changed(seen(snapshot=before), ctx)
+                    if moved:  # the turn came or went: its controls carry the new hints
+                        names = tuple(n for n in OWN_REGIONS if n in names or n == "controls")
                     if not names:
                         continue
                 contexts.setdefault(names, []).append((seat, with_hints(ctx, snapshot.state)))

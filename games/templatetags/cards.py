@@ -23,7 +23,7 @@ from games.screen.render_cache import pure_tag
 register = template.Library()
 
 _faces: dict[tuple[str, str, str], str] = {}
-_buttons: dict[tuple[str, str, str, bool, bool], str] = {}
+_buttons: dict[tuple[str, str, str, bool], str] = {}
 _NONE = ' class="none"'
 
 
@@ -73,26 +73,26 @@ def cards(faces: list[dict[str, Any]], size: str = "") -> SafeString:
     return mark_safe("".join([_face(face, size) for face in faces]))  # each escaped
 
 
-def _button(face: dict[str, Any], *, first: bool, selectable: bool) -> str:
-    key = (face["code"], face["key"], str(face["label"]), first, selectable)
+def _button(face: dict[str, Any], *, first: bool) -> str:
+    key = (face["code"], face["key"], str(face["label"]), first)
     html = _buttons.get(key)
     if html is None:
-        locked = "" if selectable else ' data-locked="1"'
         html = _buttons[key] = (
             f'<button type="button" class="pc hc{_classes(face)}" '
             f'data-card="{escape(face["code"])}" data-key="{escape(face["key"])}" '
             f'aria-pressed="false" aria-label="{escape(face["label"])}" '
-            f'tabindex="{0 if first else -1}"{locked}>{_inside(face)}</button>'
+            f'tabindex="{0 if first else -1}">{_inside(face)}</button>'
         )
     return html
 
 
 @register.simple_tag
 @pure_tag
-def hand_buttons(cards: list[dict[str, Any]], selectable: bool) -> SafeString:
+def hand_buttons(cards: list[dict[str, Any]]) -> SafeString:
     """The viewer's hand as one button per card (``key`` tells two equal cards apart); the
-    first takes the keyboard focus, and a hand that may not play now is locked."""
-    buttons = [_button(face, first=i == 0, selectable=selectable) for i, face in enumerate(cards)]
+    first takes the keyboard focus. Whether it may be played now is the controls' to say
+    (their ``data-can-play``): the hand stays as it is when only the turn moves."""
+    buttons = [_button(face, first=i == 0) for i, face in enumerate(cards)]
     return mark_safe("".join(buttons))  # every value in them is escaped
 
 

@@ -15,7 +15,9 @@
   function root() { return document.getElementById("table-root"); }
   function handEl() { return document.querySelector("#table-hand .hand"); }
   function cards() { var h = handEl(); return h ? Array.prototype.slice.call(h.querySelectorAll(".hc")) : []; }
-  function canSelect() { var h = handEl(); return !!(h && h.classList.contains("selectable")); }
+  // whether the hand may be played now, and its hints: the controls' (sent when the turn moves)
+  function controlsData(name) { var c = document.getElementById("table-controls"); return c ? c.dataset[name] || "" : ""; }
+  function canSelect() { return !!(handEl() && controlsData("canPlay")); }
 
   function selectedCodes() {
     return cards().filter(function (c) { return selected.has(c.dataset.key); })
@@ -37,7 +39,7 @@
   }
 
   function toggle(card) {
-    if (!canSelect() || card.dataset.locked) return;
+    if (!canSelect()) return;
     var key = card.dataset.key;
     if (selected.has(key)) selected.delete(key); else selected.add(key);
     hintIndex = -1;
@@ -52,10 +54,8 @@
   }
 
   function hint() {
-    var region = document.getElementById("table-hand");
-    if (!region) return;
     var hints;
-    try { hints = JSON.parse(region.dataset.hints || "[]"); } catch (e) { hints = []; }
+    try { hints = JSON.parse(controlsData("hints") || "[]"); } catch (e) { hints = []; }
     if (!hints.length) return;
     hintIndex = (hintIndex + 1) % hints.length;
     var wanted = hints[hintIndex].split(" ");
@@ -76,8 +76,7 @@
     var sig = list.map(function (c) { return c.dataset.key; }).sort().join(",");
     if (sig !== handSignature) { selected.clear(); handSignature = sig; }
     if (!canSelect()) selected.clear();
-    var region = document.getElementById("table-hand");
-    var hs = region ? region.dataset.hints || "" : "";
+    var hs = controlsData("hints");
     if (hs !== hintSignature) { hintSignature = hs; hintIndex = -1; }
     render();
     titleCue();

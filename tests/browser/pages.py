@@ -113,8 +113,8 @@ def _decide(page, controls, *, by_clicking: bool) -> None:
         _click(controls, "#pass-form button")
         return
     if controls.query_selector("#play-form"):
-        hints = json.loads(page.locator("#table-hand").get_attribute("data-hints") or "[]")
-        if hints and page.locator("#table-hand .hand.selectable").count():
+        hints = json.loads(controls.get_attribute("data-hints") or "[]")
+        if hints and controls.get_attribute("data-can-play"):
             if by_clicking:
                 click_cards(page, hints[0].split())
             else:

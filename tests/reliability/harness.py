@@ -245,7 +245,7 @@ class Frame:
         return 'data-my-turn="1"' in self.controls
 
     def hints(self) -> list[str]:
-        match = _HINTS.search(self.regions.get("table-hand", ""))
+        match = _HINTS.search(self.controls)
         return json.loads(htmllib.unescape(match.group(1))) if match else []
 
     def forms(self) -> list[dict[str, str]]:
@@ -479,7 +479,9 @@ def assert_private(tabs, spectator, hand) -> None:
         seen = set().union(*(_cards(f.text) for f in tab.frames))
         assert seen and seen <= held[index], f"{tab.name} was shown cards it never held"
     assert spectator.frames and not any(_cards(f.text) for f in spectator.frames)
-    assert all('data-hints="[]"' in f.text for f in spectator.frames if f.is_state)
+    assert not any(
+        hints != "[]" for f in spectator.frames if f.is_state for hints in _HINTS.findall(f.text)
+    )
     for tab in [*tabs, spectator]:
         leaks = [f for f in tab.frames if hand.seed in f.text and "data-result" not in f.text]
         assert not leaks, f"{tab.name} saw the seed before the result"

@@ -203,9 +203,10 @@ def _three_humans_move_by_move(monkeypatch):
 
 @pytest.mark.django_db(transaction=True)  # every push is sent at its commit
 def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
-    """In play a move changes the own regions (hand, controls) of the mover and of the next to
-    act; the others get the public frame, every seat the same one, and their 记牌器 alone when
-    the move played cards they had not seen (not the shown bottom, say)."""
+    """In play a move changes the own regions of the mover (hand, controls) and of the next to
+    act (his controls: his hand stays as it is); the others get the public frame, every seat
+    the same one, and their 记牌器 alone when the move played cards they had not seen (not the
+    shown bottom, say)."""
     import re
 
     from games.engine.combos import BOMB_KINDS
@@ -237,6 +238,10 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
                     "table-frame",
                     "table-counter",
                 ]
+            if frame.group == table_frames.user_group(table.pk, users[following].pk):
+                # only the turn came to him: his controls say so, his hand is not sent again
+                names = re.findall(r'<div id="([\w-]+)"', frame.html)
+                assert "table-controls" in names and "table-hand" not in names, names
         checked += 1
     assert checked > 5 and counted
 

@@ -50,16 +50,13 @@ def test_the_label_follows_the_language_and_is_escaped():
     assert 'data-c="&quot;x"' in html and "&lt;b&gt;" in html and "&amp;" in html
 
 
-def test_hand_buttons_focus_the_first_card_and_lock_a_hand_that_may_not_play():
+def test_hand_buttons_focus_the_first_card_and_tell_equal_cards_apart():
     with translation.override("en"):
         cards = [{**card_face(code), "key": f"{code}-{i}"} for i, code in enumerate(["3c", "3c"])]
-        open_hand = _render("{% hand_buttons cards True %}", cards=cards)
-        locked = _render("{% hand_buttons cards False %}", cards=cards)
-    assert open_hand.count("<button") == 2
-    assert 'data-key="3c-0"' in open_hand and 'data-key="3c-1"' in open_hand
-    assert open_hand.index('tabindex="0"') < open_hand.index('tabindex="-1"')
-    assert "data-locked" not in open_hand
-    assert locked.count('data-locked="1"') == 2
+        hand = _render("{% hand_buttons cards %}", cards=cards)
+    assert hand.count("<button") == 2
+    assert 'data-key="3c-0"' in hand and 'data-key="3c-1"' in hand
+    assert hand.index('tabindex="0"') < hand.index('tabindex="-1"')
 
 
 def test_a_row_of_faces_is_each_face_in_turn():
@@ -82,8 +79,8 @@ def test_a_hand_button_made_once_is_the_same_in_another_hand():
     with translation.override("en"):
         first = [{**card_face("5d"), "key": "5d-0"}, {**card_face("9s"), "key": "9s-1"}]
         alone = [{**card_face("9s"), "key": "9s-1"}]
-        both = _render("{% hand_buttons cards True %}", cards=first)
+        both = _render("{% hand_buttons cards %}", cards=first)
         # the same card at the same place in another hand, now first: it takes the focus
-        again = _render("{% hand_buttons cards True %}", cards=alone)
+        again = _render("{% hand_buttons cards %}", cards=alone)
     assert 'data-key="9s-1" aria-pressed="false" aria-label="9 of spades" tabindex="-1"' in both
     assert 'data-key="9s-1" aria-pressed="false" aria-label="9 of spades" tabindex="0"' in again

@@ -50,9 +50,9 @@ def test_a_template_that_may_read_anything_is_not_keyed():
 
 
 def test_a_pure_tag_is_keyed_by_its_arguments():
-    names = _names('{% load cards %}{% card top.card "sm" %}{% hand_buttons hand can_play %}')
+    names = _names('{% load cards %}{% card top.card "sm" %}{% cards row size %}')
     assert names is not None
-    assert {"top.card", "hand", "can_play"} <= set(names)
+    assert {"top.card", "row", "size"} <= set(names)
     source = "{% load cards %}{% card c %}"
     face = {"code": "9h", "red": True, "joker": False, "big": False}
     one = _key(source, {"c": {**face, "rank": "9", "suit": "♥", "label": "9 of hearts"}})
@@ -106,3 +106,8 @@ def test_a_template_that_includes_itself_is_not_keyed(settings):
     from django.template.loader import get_template
 
     assert render_cache.template_names(get_template("tree.html").template) is None
+
+
+def test_a_rendering_keeps_one_line_break_of_each_indented_run():
+    html = '<div id="a">\n  \n    <span>x</span> <b>y</b>\n\t</div>\n'
+    assert render_cache.squeezed(html) == '<div id="a">\n<span>x</span> <b>y</b>\n</div>\n'
