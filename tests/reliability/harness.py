@@ -245,7 +245,9 @@ class Frame:
         return 'data-my-turn="1"' in self.controls
 
     def hints(self) -> list[str]:
-        match = _HINTS.search(self.controls)
+        # the controls carry them; servers before 69a43de put them on the hand, and the load
+        # bench drives such an older tree as its "old" side
+        match = _HINTS.search(self.controls) or _HINTS.search(self.regions.get("table-hand", ""))
         return json.loads(htmllib.unescape(match.group(1))) if match else []
 
     def forms(self) -> list[dict[str, str]]:
