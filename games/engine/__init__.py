@@ -5,7 +5,7 @@ the beat relation, typed errors. Other engine modules add their names below.
 """
 
 from games.engine.beans import RoomStakes, largest_remainder
-from games.engine.bot import bot_action
+from games.engine.bot import BotLevel, bot_action
 from games.engine.cards import (
     BJ,
     RANK_ACE,
@@ -73,6 +73,7 @@ __all__ = [
     "SJ",
     "VARIANTS",
     "Action",
+    "BotLevel",
     "CardsNotHeld",
     "Combo",
     "Deal",

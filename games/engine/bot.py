@@ -40,6 +40,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import pairwise
 from typing import Any
 
@@ -75,7 +76,7 @@ from games.engine.state import (
 from games.engine.variants import Variant
 from games.engine.views import view_for
 
-__all__ = ["bot_action", "play_candidates", "rollout_policy"]
+__all__ = ["BotLevel", "bot_action", "play_candidates", "rollout_policy"]
 
 
 @dataclass(frozen=True)
@@ -211,11 +212,29 @@ def _team_belief(
 STRICT = False
 
 
-def bot_action(state: HandState, seat: int, *, think: float | None = None) -> Action:
+class BotLevel(StrEnum):
+    """How well the house bot plays: a room's setting (issue #36)."""
+
+    EASY = "easy"  # the planner, with a share of its plays drawn among its candidates
+    NORMAL = "normal"  # the planner (classic3: with its end-game search)
+    STRONG = "strong"  # NORMAL's move, replaced where a search over the table's beliefs pays
+
+
+# The share of an easy bot's plays drawn at random among the candidates its search would weigh.
+EASY_NOISE = 0.3
+
+
+def bot_action(
+    state: HandState,
+    seat: int,
+    *,
+    think: float | None = None,
+    level: BotLevel = BotLevel.NORMAL,
+) -> Action:
     """The house bot's decision for ``seat`` (which must be waiting for a decision).
 
     ``think``: the wall time its search may spend on a play, in seconds (SEARCH_SECONDS when
-    None; 0 plays without searching).
+    None; 0 plays without searching). ``level``: see ``BotLevel``; an easy bot never searches.
 
     Raises the engine's typed error (NotYourTurn, WrongPhase) when ``seat`` has no pending
     decision. The action is checked with ``apply`` before it is returned; should the bot ever
@@ -229,7 +248,9 @@ def bot_action(state: HandState, seat: int, *, think: float | None = None) -> Ac
         if state.phase == PHASE_PLAY:
             action = _play(k)
             seconds = SEARCH_SECONDS if think is None else think
-            if seconds > 0 and _search_applies(k):
+            if level == BotLevel.EASY:
+                action = _blundered(state, k, action)
+            elif seconds > 0 and _search_applies(k):
                 action = _searched(state, k, action, seconds)
         else:
             action = _decide(state, k)
@@ -318,6 +339,16 @@ def _candidates(k: _Knowledge, action: Action) -> list[Action]:
         if a not in candidates:
             candidates.append(a)
     return candidates
+
+
+def _blundered(state: HandState, k: _Knowledge, action: Action) -> Action:
+    """An easy bot's play: its own, or in EASY_NOISE of the plays one of the other candidates
+    (a pass among them when following), drawn from a generator seeded by the seat's own facts
+    so that the same position gives the same play."""
+    rng = random.Random(f"easy:{k.seat}:{len(state.history)}:{k.hand}")
+    if rng.random() >= EASY_NOISE:
+        return action
+    return rng.choice(_candidates(k, action))
 
 
 def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -> Action:

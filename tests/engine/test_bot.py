@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from games.engine import bot as bot_module
 from games.engine.beliefs import belief_of, draw
-from games.engine.bot import bot_action, play_candidates
+from games.engine.bot import EASY_NOISE, BotLevel, bot_action, play_candidates
 from games.engine.dealing import deal
 from games.engine.evaluation import learned_chance, position_features
 from games.engine.hand import (
@@ -144,16 +144,31 @@ class BotLegalityTests:
                     break
         assert phases | {"lead", "follow"} <= seen, seen
 
+    @pytest.mark.parametrize("level", list(BotLevel))
     @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
-    def test_bot_is_deterministic(self, variant_key, steady_search):
+    def test_bot_is_deterministic(self, variant_key, level, steady_search):
         state = _start(variant_key, "bot-determinism")
         seen = 0
         while not state.finished and seen < 60:
             seat = waiting_seats(state)[0]
-            first = bot_action(state, seat)
-            assert bot_action(state, seat) == first
+            first = bot_action(state, seat, level=level)
+            assert bot_action(state, seat, level=level) == first
             state = apply(state, first)
             seen += 1
+
+    @pytest.mark.parametrize("variant_key", VARIANT_KEYS)
+    def test_an_easy_bot_plays_legally_and_sometimes_not_as_the_normal_one(self, variant_key):
+        differ = plays = 0
+        for n in range(4):
+            state = _start(variant_key, f"bot-easy-{n}")
+            while not state.finished:
+                seat = waiting_seats(state)[0]
+                easy = bot_action(state, seat, level=BotLevel.EASY, think=0)
+                if state.phase == PHASE_PLAY:
+                    plays += 1
+                    differ += easy != bot_action(state, seat, think=0)
+                state = apply(state, easy)  # raises if the easy bot's play is not legal
+        assert 0 < differ < plays * EASY_NOISE * 1.5, (differ, plays)
 
     def test_bot_refuses_a_seat_with_no_decision(self):
         state = _start("classic3", "bot-refuse")
