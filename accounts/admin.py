@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from accounts import selectors, services
 from accounts.models import BeanEntry, HandSettlement, Title, User
-from ddz_site.admin_views import ReadOnlyAdmin
+from site_kit.admin_views import ReadOnlyAdmin
 
 
 class AdjustBeansForm(forms.Form):

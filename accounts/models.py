@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from ddz_site.append_only import AppendOnlyError, AppendOnlyModel
+from site_kit.append_only import AppendOnlyError, AppendOnlyModel
 
 
 class User(AbstractUser):

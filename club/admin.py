@@ -30,7 +30,7 @@ from club.models import (
 from club.selectors.fair_play import fair_play_signals
 from club.services.seasons import season_save
 from club.services.suspensions import user_suspend, user_unsuspend
-from ddz_site.admin_views import ReadOnlyAdmin
+from site_kit.admin_views import ReadOnlyAdmin
 
 
 @admin.register(FairPlaySignals)

@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from ddz_site.append_only import AppendOnlyError, AppendOnlyModel
+from site_kit.append_only import AppendOnlyError, AppendOnlyModel
 
 
 class HandOutcome(models.Model):

@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy
 from competitions import runner, services
 from competitions.errors import EventRefused
 from competitions.models import Entry, Event, Format, Schedule, Settlement
-from ddz_site.admin_views import ReadOnlyAdmin
+from site_kit.admin_views import ReadOnlyAdmin
 
 # The event form's fieldsets: what both formats use, then each format's own fields, shown only
 # while the format select holds that format (static/ddz_admin/when.js).

@@ -15,8 +15,8 @@ from django.utils import translation
 from accounts.models import User
 from competitions import broadcast, pages
 from competitions.models import Event
-from ddz_site import metrics
 from games.api import PageAdmission, PageConsumer, hooks
+from site_kit import metrics
 
 
 def _admit(scope: dict[str, Any], event_id: int) -> PageAdmission | None:

@@ -8,7 +8,7 @@ Served by ``ReadinessGate`` in front of Django (ddz_site/asgi.py):
   in the last DDZ_READY_RUNNER_SECONDS (when it runs here), and no migration is pending.
   JSON, 200 or 503; it names each check's verdict and never an error's text (which may hold
   an address or a password).
-* ``/metrics``: Prometheus's text (ddz_site/metrics.py), for the addresses of
+* ``/metrics``: Prometheus's text (site_kit/metrics.py), for the addresses of
   DDZ_METRICS_ALLOWED only.
 
 A served process checks its own readiness every READY_INTERVAL_SECONDS on its event loop
@@ -35,12 +35,12 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.migrations.executor import MigrationExecutor
 from redis.asyncio import Redis
 
-from ddz_site.addresses import client_address
-from ddz_site.metrics import GameCollector, exposition
 from games.apps import serving
 from games.push import send
 from games.reads import selectors
 from games.runner import deadlines
+from site_kit.addresses import client_address
+from site_kit.metrics import GameCollector, exposition
 
 logger = logging.getLogger(__name__)
 

@@ -75,7 +75,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "ddz_site.logs.request_context_middleware",
+    "site_kit.logs.request_context_middleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -302,7 +302,7 @@ if env_bool("SECURE_PROXY_SSL_HEADER", not DEBUG):
     # nginx terminates TLS and sets X-Forwarded-Proto (deploy/nginx.conf).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# Logs (ddz_site/logs.py): plain lines, or one JSON object a line with LOG_FORMAT=json; every
+# Logs (site_kit/logs.py): plain lines, or one JSON object a line with LOG_FORMAT=json; every
 # record is scrubbed (no card of a live hand, session key or password) and carries the request,
 # user, table and hand it concerns where known. Errors also go to the operators' live view.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
@@ -313,7 +313,7 @@ def logging_config(*, level: str, json_lines: bool) -> dict[str, object]:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"scrub": {"()": "ddz_site.logs.ScrubFilter"}},
+        "filters": {"scrub": {"()": "site_kit.logs.ScrubFilter"}},
         "formatters": {
             "json": {
                 "()": "pythonjsonlogger.json.JsonFormatter",
@@ -328,7 +328,7 @@ def logging_config(*, level: str, json_lines: bool) -> dict[str, object]:
                 "filters": ["scrub"],
                 "formatter": "json" if json_lines else "text",
             },
-            "recent_errors": {"()": "ddz_site.logs.RecentErrors"},
+            "recent_errors": {"()": "site_kit.logs.RecentErrors"},
         },
         "root": {"handlers": ["console", "recent_errors"], "level": level},
         # Django's own handlers for its loggers (a console one when DEBUG) would print records
@@ -342,7 +342,7 @@ LOGGING = logging_config(level=LOG_LEVEL, json_lines=LOG_FORMAT == "json")
 # Errors to Sentry when SENTRY_DSN is set (off by default), scrubbed as the logs are.
 SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
 if SENTRY_DSN:
-    from ddz_site.logs import sentry_init
+    from site_kit.logs import sentry_init
 
     sentry_init(SENTRY_DSN, environment=os.environ.get("SENTRY_ENVIRONMENT", ""))
 

@@ -14,12 +14,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from ddz_site.admin_views import ReadOnlyAdmin
 from games import services
 from games.engine.variants import VARIANTS
 from games.models import VARIANT_LABELS, Hand, Room, Seat, ServerProcess, Table
 from games.table.errors import ActionRejected
 from games.table.options import OPTION_HELP, option_label, value_label
+from site_kit.admin_views import ReadOnlyAdmin
 
 
 # --------------------------------------------------------------------------- rooms

@@ -28,8 +28,8 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         if not serving():
             return
-        from ddz_site.metrics import forget_dead_processes
         from games.runner.deadlines import renew_forever, start_daemon, start_thread
+        from site_kit.metrics import forget_dead_processes
 
         forget_dead_processes()
         # the sockets live in the served process: it renews their leases whoever runs deadlines

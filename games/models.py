@@ -13,10 +13,10 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from ddz_site.append_only import AppendOnlyError, AppendOnlyModel
 from games.engine.beans import RoomStakes
 from games.engine.errors import EngineError
 from games.engine.variants import VARIANTS, find_variant
+from site_kit.append_only import AppendOnlyError, AppendOnlyModel
 
 # Translatable display names; the engine's own names are the Chinese ones.
 VARIANT_LABELS = {

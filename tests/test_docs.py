@@ -21,14 +21,16 @@ CITATION = re.compile(r"docs/(\w+)\.md((?: §[0-9][0-9a-z.]*(?:[–-]§?[0-9][0-
 SECTION = re.compile(r"§([0-9][0-9a-z.]*?)\.?(?=$|[–-])")
 HEADING = re.compile(r"^#+ ([0-9][0-9a-z.]*?)\.? ", re.MULTILINE)
 PATH = re.compile(
-    r"`((?:tests|games|club|competitions|accounts|ddz_site|bench|scripts)/[\w/.]+\.py)"
+    r"`((?:tests|games|club|competitions|accounts|ddz_site|site_kit|bench|scripts)/[\w/.]+\.py)"
 )
 # a module path as a docstring or a comment names it, backquoted or not
 SOURCE_PATH = re.compile(
-    r"(?<![\w/.])((?:tests|games|club|competitions|accounts|ddz_site|bench|scripts)/[\w/]+\.py)\b"
+    r"(?<![\w/.])((?:tests|games|club|competitions|accounts|ddz_site|site_kit|bench|scripts)/[\w/]+\.py)\b"
 )
 # a module (or a name in one) as a docstring or a comment names it: games.table.hooks.due_work
-DOTTED = re.compile(r"(?<![\w./])((?:games|club|competitions|accounts|ddz_site)(?:\.\w+)+)")
+DOTTED = re.compile(
+    r"(?<![\w./])((?:games|club|competitions|accounts|ddz_site|site_kit)(?:\.\w+)+)"
+)
 OUTSIDE_NOTES = re.compile(r"\b(?:RULES|STYLE|STACK)\.md\b")
 
 

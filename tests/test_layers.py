@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("accounts", "club", "competitions", "ddz_site", "games")
+PACKAGES = ("accounts", "club", "competitions", "ddz_site", "games", "site_kit")
 
 
 def lint_imports(root: Path, *contracts: str) -> subprocess.CompletedProcess[str]:

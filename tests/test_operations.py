@@ -22,13 +22,14 @@ from channels.testing import HttpCommunicator
 from django.test import Client, override_settings
 from pythonjsonlogger.json import JsonFormatter
 
-from ddz_site import health, logs
+from ddz_site import health
 from ddz_site.asgi import application
 from games import services
 from games.engine.cards import format_cards
 from games.models import Hand, ServerProcess
 from games.reads.selectors import hand_state
 from games.runner import deadlines
+from site_kit import logs
 from tests.support.metrics import samples
 from tests.support.tables import (
     Socket,
@@ -304,7 +305,7 @@ def _without_metrics_dir(env: dict[str, str]) -> dict[str, str]:
 
 def test_metrics_off_record_nothing():
     code = (
-        "from ddz_site import metrics\n"
+        "from site_kit import metrics\n"
         "metrics.ACTIONS.labels('act').inc()\n"
         "metrics.ACTION_PUSH_SECONDS.observe(0.1)\n"
         "print(metrics.ON, b'ddz_actions' in metrics.exposition())\n"

@@ -17,7 +17,7 @@ SERVICE_MODULES = (
     ROOT / "competitions" / "services.py",
     ROOT / "accounts" / "services.py",
 )
-PROJECT_PACKAGES = ("accounts", "club", "competitions", "ddz_site", "games")
+PROJECT_PACKAGES = ("accounts", "club", "competitions", "ddz_site", "games", "site_kit")
 
 
 def test_mypy_finds_no_error(tmp_path):

@@ -1,7 +1,7 @@
 """Database triggers that refuse UPDATE and DELETE on the bean ledger (SQLite, PostgreSQL).
 
 The SQL is inlined so this migration keeps meaning the same thing whatever the code does later;
-ddz_site/append_only.py reads these lists when flush has to lift the triggers on SQLite.
+site_kit/append_only.py reads these lists when flush has to lift the triggers on SQLite.
 """
 
 from django.db import migrations

@@ -9,14 +9,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from club.models import ConnectionRecord
-from ddz_site.addresses import client_address
 from games.api import Seat
+from site_kit.addresses import client_address
 
 logger = logging.getLogger(__name__)
 
 
 def client_ip(scope: dict[str, Any]) -> str | None:
-    """The socket's client address (ddz_site.addresses)."""
+    """The socket's client address (site_kit.addresses)."""
     headers = {
         k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
     }

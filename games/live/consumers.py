@@ -32,7 +32,6 @@ from django.contrib import auth
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from ddz_site import logs, metrics
 from games import services
 from games.live import latency
 from games.live.intents import Intent, parse_frame
@@ -47,6 +46,7 @@ from games.services.presence import (
 )
 from games.table.errors import MESSAGES, ActionRejected, ErrorCode
 from games.table.hooks import hooks
+from site_kit import logs, metrics
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import translation
 
-from ddz_site import metrics
 from games.models import Table
 from games.push import frames, outbox, send
 from games.push.outbox import (
@@ -35,6 +34,7 @@ from games.push.outbox import (
 )
 from games.reads.snapshot import TableSnapshot, table_snapshot, table_snapshot_read
 from games.screen.notices import render_notice
+from site_kit import metrics
 
 logger = logging.getLogger(__name__)
 

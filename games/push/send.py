@@ -25,8 +25,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from ddz_site import metrics
 from games.push.frames import Frame, stamped, to_message
+from site_kit import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ async def layer_round_trip() -> bool:
 
 
 # When the player's action behind a push arrived (epoch seconds): the metrics time its commit
-# and its push from it (ddz_site/metrics.py), and with DDZ_LATENCY_LOG its frames carry it to
+# and its push from it (site_kit/metrics.py), and with DDZ_LATENCY_LOG its frames carry it to
 # the sockets that write them (games/live/latency.py).
 action_started: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "action_started", default=None

@@ -38,7 +38,6 @@ from django.db import close_old_connections, connection
 from django.db.utils import DatabaseError
 from django.utils import timezone
 
-from ddz_site import logs, metrics
 from games import services
 from games.models import Hand
 from games.reads import selectors
@@ -47,6 +46,7 @@ from games.services.base import locked_table, write
 from games.table import wake
 from games.table.errors import ActionRejected
 from games.table.hooks import hooks
+from site_kit import logs, metrics
 
 logger = logging.getLogger(__name__)
 

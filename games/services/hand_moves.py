@@ -13,7 +13,6 @@ from typing import Any
 from django.utils import timezone
 
 from accounts.models import User
-from ddz_site import logs
 from games.engine.errors import EngineError
 from games.engine.flows import flow_for
 from games.engine.state import AUTOPLAY, CLOSE, TIMEOUT, Action, HandState
@@ -22,6 +21,7 @@ from games.reads import selectors
 from games.services.base import lock_table_for_move, require_user, write
 from games.services.hand_run import HandRun
 from games.table.errors import ActionRejected, ErrorCode, from_engine_error
+from site_kit import logs
 
 Source = HandAction.Source
 
@@ -112,7 +112,7 @@ def _locked_player_hand(table_id: Any, hand_id: Any, user: Any) -> _PlayerHand:
     seat, and the hand's state (HAND_OVER for a finished hand)."""
     table, seats, hand = _locked_hand(table_id=table_id, hand_id=hand_id)
     # the log records of the player's move name its hand from here on (the caller's scope ends
-    # it: the socket's frame, ddz_site/logs.py)
+    # it: the socket's frame, site_kit/logs.py)
     logs.bind(hand_id=hand.pk)
     if hand.status != Hand.Status.ACTIVE:
         raise ActionRejected.of(ErrorCode.HAND_OVER)

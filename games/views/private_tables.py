@@ -12,7 +12,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from ddz_site.addresses import client_address
 from games.models import Room, Seat, Table
 from games.reads import private as reads_private
 from games.reads import selectors
@@ -22,6 +21,7 @@ from games.table.errors import ActionRejected
 from games.table.options import OPTION_HELP, option_label, value_label
 from games.table.stakes import table_options, table_seconds, table_stakes
 from games.views.replies import done, refused
+from site_kit.addresses import client_address
 
 # (issue #8) An invite link /join/<code>/ remembers the code in the browser session; the page,
 # its websocket and the sit POST read it from there.

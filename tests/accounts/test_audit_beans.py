@@ -19,9 +19,9 @@ from django.db import connection
 from accounts.audit import audit_beans
 from accounts.models import BeanEntry, HandSettlement, User
 from accounts.services import beans_settle_hand
-from ddz_site.append_only import trigger_sql
 from games.engine.beans import RoomStakes
 from games.models import Hand
+from site_kit.append_only import trigger_sql
 from tests.support.tables import (
     make_player,
     make_room,

@@ -18,7 +18,6 @@ from django.conf import settings
 from django.db import connection
 
 from accounts.models import User
-from ddz_site.append_only import trigger_sql
 from games import services
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.models import Hand, Room, Seat, Table
@@ -28,6 +27,7 @@ from games.reads.selectors import hand_state
 from games.reads.snapshot import table_snapshot, table_snapshot_read
 from games.runner.deadlines import hand_apply_due_deadlines
 from games.screen.regions import render_screen
+from site_kit.append_only import trigger_sql
 
 _room_names = itertools.count(1)
 

@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.commands.flush import Command as FlushCommand
 from django.db import connections
 
-from ddz_site.append_only import trigger_sql
+from site_kit.append_only import trigger_sql
 
 
 class Command(FlushCommand):
