@@ -252,8 +252,8 @@ class Table(models.Model):
     # The host's settings for the NEXT deal: {"options": {...}, "turn_seconds": n,
     # "bid_seconds": n, "coefficient": n}. A hand snapshots them when dealt (Hand.options,
     # Hand.stakes, Hand.turn_seconds/bid_seconds), so a change never touches a hand in play.
-    # "bot_level" (a private table's host choice, a managed table's pinned level) is read at
-    # each bot move instead (games.table.stakes.table_bot_level).
+    # "bot_level", a managed table's pinned level (never a host's: the house pays a losing
+    # bot's debt), is read at each bot move instead (games.table.stakes.table_bot_level).
     settings = models.JSONField(_("table settings"), default=dict, blank=True)
     # Opened by another app for one hand (games.services.table_deal_for): nobody joins it and
     # the lobby does not list it, its hand moves no beans, its seats are freed when it ends.
