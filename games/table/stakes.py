@@ -1,6 +1,6 @@
 """Room and table arithmetic (reads only): the stakes, rule options, seconds and minimum
-balance of a table's next deal (docs/rules.md §7), the time for a hand's pending decision, and the
-disconnect grace."""
+balance of a table's next deal (docs/rules.md §7), the level its bots play at, the time for a
+hand's pending decision, and the disconnect grace."""
 
 from __future__ import annotations
 
