@@ -81,9 +81,9 @@ def _time_decisions(recorder: Recorder) -> None:
 
     decide = hand_deadlines.bot_action
 
-    def timed(state, seat, *, think=None):
+    def timed(state, seat, **kwargs):
         wall, cpu = time.perf_counter(), time.thread_time()
-        action = decide(state, seat, think=think)
+        action = decide(state, seat, **kwargs)
         wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
         recorder.add(state.variant.key, wall, cpu)
         if state.variant.key == "new5" and len(state.hands[seat]) == 38:

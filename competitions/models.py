@@ -295,6 +295,9 @@ class Board(models.Model):
     seed = models.CharField(max_length=128)
     commitment = models.CharField(max_length=64)
     scored = models.BooleanField(default=False)  # every table played it; matchpoints given
+    # the room's bot level when the board was drawn: every table of the board faces the same
+    # bots, whatever an operator changes meanwhile (empty: drawn before boards kept it)
+    bot_level = models.CharField(max_length=8, blank=True, default="")
 
     class Meta:
         ordering = ["event", "round", "number"]

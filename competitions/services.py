@@ -27,7 +27,7 @@ from competitions.errors import EventCode, EventRefused
 from competitions.models import Board, Entry, Event, Format, Game, Schedule, Settlement
 from competitions.selectors import seat_units, seat_won
 from games.api import ActionRejected, Hand, hand_state, hooks, table_deal_for, wake
-from games.engine import new_seed, seed_commitment
+from games.engine import BotLevel, new_seed, seed_commitment
 
 logger = logging.getLogger(__name__)
 
@@ -397,6 +397,7 @@ def game_deal(
                 room=event.room,
                 players=[users[p] if p is not None else None for p in players],
                 seed=board.seed if board is not None else None,
+                bot_level=BotLevel(board.bot_level) if board and board.bot_level else None,
             )
             game = Game.objects.create(
                 event=event,
@@ -428,7 +429,12 @@ def event_round_begin(
         seed = new_seed()
         boards.append(
             Board.objects.create(
-                event=event, round=number, number=n, seed=seed, commitment=seed_commitment(seed)
+                event=event,
+                round=number,
+                number=n,
+                seed=seed,
+                commitment=seed_commitment(seed),
+                bot_level=event.room.bot_level,
             )
         )
     event.round = number

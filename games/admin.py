@@ -130,9 +130,10 @@ class RoomAdmin(admin.ModelAdmin):
         "rake_percent",
         "max_multiplier",
         "min_balance_shown",
+        "bot_level",
         "is_active",
     ]
-    list_filter = ["variant", "is_active"]
+    list_filter = ["variant", "bot_level", "is_active"]
     list_editable = ["is_active"]
     search_fields = ["name"]
     readonly_fields = ["created_at", "min_balance_shown"]
@@ -173,7 +174,10 @@ class RoomAdmin(admin.ModelAdmin):
                 _("Timers"),
                 {"fields": ("bid_seconds", "turn_seconds", "step_min_seconds", "bot_delay_ms")},
             ),
-            (_("Seating"), {"fields": ("regroup_between_hands", "bots_take_absent_seats")}),
+            (
+                _("Seating"),
+                {"fields": ("regroup_between_hands", "bots_take_absent_seats", "bot_level")},
+            ),
             (_("Private tables"), {"fields": ("private_tables", "private_coefficient_max")}),
             *options,
             (None, {"fields": ("created_at",)}),

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.beans import RoomStakes
+from games.engine.bot import BotLevel
 from games.engine.errors import EngineError
 from games.engine.variants import VARIANTS, find_variant
 from site_kit.append_only import AppendOnlyError, AppendOnlyModel
@@ -29,6 +30,18 @@ VARIANT_LABELS = {
 
 def variant_choices() -> list[tuple[str, str]]:
     return [(key, VARIANT_LABELS.get(key, cls.name)) for key, cls in VARIANTS.items()]
+
+
+# How the house bot plays (issue #36): the room's setting, shown next to each bot's name.
+BOT_LEVEL_LABELS = {
+    BotLevel.EASY: _("Easy"),
+    BotLevel.NORMAL: _("Normal"),
+    BotLevel.STRONG: _("Strong"),
+}
+
+
+def bot_level_choices() -> list[tuple[str, str]]:
+    return [(level.value, BOT_LEVEL_LABELS[level]) for level in BotLevel]
 
 
 class Room(models.Model):
@@ -83,6 +96,17 @@ class Room(models.Model):
         help_text=_(
             "Milliseconds a bot waits before each of its moves, so that a table with bots "
             "plays at a human pace."
+        ),
+    )
+    bot_level = models.CharField(
+        _("bot level"),
+        max_length=8,
+        choices=bot_level_choices,
+        default=BotLevel.NORMAL.value,
+        help_text=_(
+            "How the house bots of this room play: easy (the planner, with a share of random "
+            "plays), normal (the planner) or strong (the planner with a search). Players see "
+            "it next to each bot's name."
         ),
     )
     options = models.JSONField(
@@ -228,6 +252,8 @@ class Table(models.Model):
     # The host's settings for the NEXT deal: {"options": {...}, "turn_seconds": n,
     # "bid_seconds": n, "coefficient": n}. A hand snapshots them when dealt (Hand.options,
     # Hand.stakes, Hand.turn_seconds/bid_seconds), so a change never touches a hand in play.
+    # "bot_level", a managed table's pinned level (never a host's: the house pays a losing
+    # bot's debt), is read at each bot move instead (games.table.stakes.table_bot_level).
     settings = models.JSONField(_("table settings"), default=dict, blank=True)
     # Opened by another app for one hand (games.services.table_deal_for): nobody joins it and
     # the lobby does not list it, its hand moves no beans, its seats are freed when it ends.

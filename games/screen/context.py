@@ -54,6 +54,7 @@ from games.table.stakes import decision_seconds
 # what only the shared regions read of a context: a seat's own regions' context leaves it out
 SHARED_ONLY = ("seats", "trick", "top")
 
+
 def _deadline_iso(deadline: datetime.datetime | None) -> str:
     if deadline is None:
         return ""

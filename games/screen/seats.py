@@ -11,9 +11,11 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.selectors import title_among
+from games.models import BOT_LEVEL_LABELS
 from games.reads.snapshot import TableSnapshot
 from games.screen.labels import card_faces, cards_short, role_label
 from games.table.hooks import ShownRating
+from games.table.stakes import table_bot_level
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class SeatInfo:
     name: str | None = None  # None for an empty seat
     title: str = ""
     is_bot: bool = False
+    bot_level: str = ""  # a house bot's level, in words (games.models.BOT_LEVEL_LABELS)
     connected: bool = True
     leaving: bool = False
     rating: ShownRating | None = None  # the club's skill rating (games.table.hooks ratings_of)
@@ -166,13 +169,25 @@ def seat_infos(snapshot: TableSnapshot) -> tuple[list[SeatInfo], int]:
     per language and snapshot: a push renders one snapshot for every audience)."""
     key = ("seat_infos", get_language())
     return snapshot.remembered(
-        key, lambda: _seat_infos(snapshot.seats, snapshot.titles, snapshot.ratings)
+        key,
+        lambda: _seat_infos(
+            snapshot.seats,
+            snapshot.titles,
+            snapshot.ratings,
+            bot_level=str(BOT_LEVEL_LABELS[table_bot_level(snapshot.table)]),
+        ),
     )
 
 
 def _seat_infos(
-    rows: Sequence[Any], titles: Sequence[Any], ratings: Mapping[int, ShownRating]
+    rows: Sequence[Any],
+    titles: Sequence[Any],
+    ratings: Mapping[int, ShownRating],
+    *,
+    bot_level: str,
 ) -> tuple[list[SeatInfo], int]:
+    """``bot_level``: the table's level in words, shown on its house bots' panels (a bot
+    user, which the house does not play, shows none)."""
     infos = []
     for row in rows:
         u = row.user
@@ -192,6 +207,7 @@ def _seat_infos(
                 name=name,
                 title=title,
                 is_bot=bot,
+                bot_level=bot_level if row.is_bot else "",
                 rating=None if bot else ratings.get(u.pk),
                 connected=row.disconnected_at is None or bot
                 if hasattr(row, "disconnected_at")

@@ -9,7 +9,7 @@ import logging
 
 from django.conf import settings
 
-from games.engine.bot import bot_action
+from games.engine.bot import BotLevel, bot_action
 from games.engine.hand import autoplay_action, waiting_seats
 from games.engine.state import AUTOPLAY, PHASE_PLAY, TIMEOUT, Action, HandState
 from games.models import Hand, HandAction, Seat, Table
@@ -17,7 +17,7 @@ from games.reads import selectors
 from games.services import presence
 from games.services.hand_run import BotReplies, HandRun, awaited_bots, deadline_for
 from games.table import life
-from games.table.stakes import decision_seconds, disconnect_grace
+from games.table.stakes import decision_seconds, disconnect_grace, table_bot_level
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,11 @@ def hand_decide_bots(*, hand_id: int) -> BotReplies | None:
     """Decide the moves of the bots the hand awaits (None: it awaits none). Reads without a
     lock and writes nothing, so a bot's search holds no table row and no transaction:
     ``apply_deadline`` applies the moves only while the hand is still at their version."""
-    hand = Hand.objects.filter(pk=hand_id, status=Hand.Status.ACTIVE).first()
+    hand = (
+        Hand.objects.filter(pk=hand_id, status=Hand.Status.ACTIVE)
+        .select_related("table__room")  # the bots' level, in the same read
+        .first()
+    )
     if hand is None:
         return None
     state = selectors.hand_state(hand)
@@ -36,12 +40,15 @@ def hand_decide_bots(*, hand_id: int) -> BotReplies | None:
     bots = awaited_bots(state, seats)
     if not bots:
         return None
-    return BotReplies(hand.version, {seat: _bot_decision(hand, state, seat) for seat in bots})
+    level = table_bot_level(hand.table)
+    return BotReplies(
+        hand.version, {seat: _bot_decision(hand, state, seat, level) for seat in bots}
+    )
 
 
-def _bot_decision(hand: Hand, state: HandState, seat: int) -> Action:
+def _bot_decision(hand: Hand, state: HandState, seat: int, level: BotLevel) -> Action:
     try:
-        return bot_action(state, seat, think=settings.DDZ_BOT_THINK_SECONDS)
+        return bot_action(state, seat, think=settings.DDZ_BOT_THINK_SECONDS, level=level)
     except Exception:  # a bot bug never stalls a table
         logger.exception("bot failed at hand %s seat %s; using 托管", hand.pk, seat)
     return autoplay_action(state, seat)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from django.utils import timezone
 
 from accounts.models import User
+from games.engine.bot import BotLevel
 from games.engine.variants import find_variant
 from games.models import Hand, Room, Seat, Table
 from games.push.outbox import notify
@@ -96,18 +97,28 @@ def _stand_up_before_deal(
     return ActionRejected.of(ErrorCode.SEATS_NOT_FILLED)
 
 
-def table_deal_for(*, room: Room, players: Sequence[User | None], seed: str | None = None) -> Hand:
+def table_deal_for(
+    *,
+    room: Room,
+    players: Sequence[User | None],
+    seed: str | None = None,
+    bot_level: BotLevel | None = None,
+) -> Hand:
     """Open a managed table in ``room`` with ``players`` on seats 0.. (None: a house bot) and
     deal its one hand at once; from ``seed`` when given, so that every table given it plays the
-    same deal under the same commitment. Nobody else sits at a managed table, its hand moves no
-    beans and is never dealt again, and its seats are freed when the hand ends (CONFLICT when a
-    player holds a seat elsewhere in the room)."""
+    same deal under the same commitment. Its bots play at ``bot_level`` (the room's when None),
+    pinned for the hand: every table given one seed and level faces the same bots. Nobody else
+    sits at a managed table, its hand moves no beans and is never dealt again, and its seats are
+    freed when the hand ends (CONFLICT when a player holds a seat elsewhere in the room)."""
     variant = find_variant(room.variant, **(room.options or {}))
     if len(players) != variant.seats:
         raise ValueError(f"{variant.key} seats {variant.seats} players")
     now = timezone.now()
     with write():
-        table = Table.objects.create(room=room, managed=True, changed_at=now)
+        level = bot_level or BotLevel(room.bot_level)
+        table = Table.objects.create(
+            room=room, managed=True, changed_at=now, settings={"bot_level": level.value}
+        )
         create_seats(table, variant.seats)
         for seat, user in zip(selectors.table_seats(table=table), players, strict=True):
             seat_moves(seat, life.Event.SIT if user is not None else life.Event.ADD_BOT)

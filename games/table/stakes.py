@@ -1,6 +1,6 @@
 """Room and table arithmetic (reads only): the stakes, rule options, seconds and minimum
-balance of a table's next deal (docs/rules.md §7), the time for a hand's pending decision, and the
-disconnect grace."""
+balance of a table's next deal (docs/rules.md §7), the level its bots play at, the time for a
+hand's pending decision, and the disconnect grace."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 
 from games.engine.beans import RoomStakes
+from games.engine.bot import BotLevel
 from games.engine.state import PHASE_GRAB, PHASE_PARTNER, PHASE_PLAY, HandState
 from games.engine.variants import find_variant
 from games.models import Hand, Room, Table
@@ -62,6 +63,13 @@ def table_seconds(table: Table) -> tuple[int, int]:
         int(chosen.get("turn_seconds") or table.room.turn_seconds),
         int(chosen.get("bid_seconds") or table.room.bid_seconds),
     )
+
+
+def table_bot_level(table: Table) -> BotLevel:
+    """How the table's house bots play: the level pinned in its settings (an event's table
+    takes its duplicate board's, so every table of a board faces the same bots), else the
+    room's, read at each bot move (an operator's change reaches tables in play)."""
+    return BotLevel((table.settings or {}).get("bot_level") or table.room.bot_level)
 
 
 def table_min_balance(table: Table) -> int:

@@ -12,10 +12,12 @@ from django.urls import reverse
 
 from competitions import duplicate
 from competitions.models import Board, Entry, Event, Game
+from games.engine import BotLevel
 from games.engine.dealing import seed_commitment
-from games.models import Hand
+from games.models import Hand, Room
 from games.reads.private import may_watch
 from games.reads.selectors import hands_readable
+from games.table.stakes import table_bot_level
 from tests.competitions.helpers import (
     START,
     assert_audit_clean,
@@ -152,6 +154,21 @@ class DuplicateTests:
         games = list(Game.objects.filter(event=event))
         assert len(games) == 2
         assert sorted(g.players.count(None) for g in games) == [1, 1]
+
+    def test_every_table_of_a_board_faces_the_level_it_was_drawn_with(self, append_only_triggers):
+        """The operator changes the room's bot level mid-round: the round's later boards,
+        dealt after it, still face the bots their boards were drawn with."""
+        room = make_room("classic3", bot_level="easy", bot_delay_ms=0)
+        event = _duplicate(room, allow_bots=True, min_entrants=2, rounds=1)
+        entrants(event, 4)
+        event = step(event, START)
+        assert [b.bot_level for b in Board.objects.filter(event=event)] == ["easy", "easy"]
+        Room.objects.filter(pk=room.pk).update(bot_level="strong")
+        play_all(event)
+        event = step(event, START + SECOND)
+        games = list(Game.objects.filter(event=event).select_related("board", "table__room"))
+        assert sorted(g.board.number for g in games) == [1, 1, 2, 2]
+        assert {table_bot_level(g.table) for g in games} == {BotLevel.EASY}
 
     def test_a_section_needs_two_tables(self, append_only_triggers):
         room = make_room("qq5")

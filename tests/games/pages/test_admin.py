@@ -37,6 +37,7 @@ ROOM_FIELDS = {
     "turn_seconds": "30",
     "step_min_seconds": "2",
     "bot_delay_ms": "600",
+    "bot_level": "normal",
     "private_tables": "on",
     "private_coefficient_max": "",
 }

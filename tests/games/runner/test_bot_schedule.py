@@ -99,9 +99,9 @@ def test_no_bot_decides_inside_a_players_request_or_any_transaction(monkeypatch)
     decide = hand_deadlines.bot_action
     submit = services.hand_submit_action
 
-    def recording_bot(state, seat, *, think=None):
+    def recording_bot(state, seat, **kwargs):
         calls.append((getattr(in_request, "on", False), connection.in_atomic_block))
-        return decide(state, seat, think=think)
+        return decide(state, seat, **kwargs)
 
     def request(**kwargs):
         in_request.on = True
