@@ -5,7 +5,8 @@ A script that prints figures (never a test).
     .venv/bin/python bench/bot_strength.py [--deals 500] [--seed 20261201] [--base adbfde9]
         [--only rlcard|base|autoplay|cheat] [--variants classic3,qq5,new5,fenzhou5]
         [--rollout full|quick] [--cut 2] [--evaluation written|learned] [--think 0.1]
-        [--samples 60] [--margin 0.05]
+        [--samples 60] [--margin 0.05] [--margins 0.05,0.1,0.2] [--strong-cards 10]
+        [--strong-teams-known]
 
 Every deal is played twice from the same start, the bot once on each side ("mirrored"): the
 bot's landlord side against the opponent's farmers, then the opponent's landlord side against
@@ -38,6 +39,13 @@ bot measured and only the play differs. Opponents:
   ``--cut`` tricks scored by ``--evaluation``, ``--think`` seconds and at most ``--samples``
   deals a decision, the bot's own move kept unless another scores ``--margin`` better),
   against ``--base``.
+* ``strong``: the bot's side is the served bot at level STRONG (``bot_action(...,
+  level=BotLevel.STRONG)``, the served think budget), against ``--base``. ``--margins a,b,c``
+  prints a line per margin (``bot.STRONG_MARGIN`` set to it for the line's variant; without
+  it, the engine's margins): choose a margin on held-out deals (another ``--seed``), then
+  measure it on the default seed (bench/README.md, "Five-seat round 6"). ``--strong-cards N``
+  and ``--strong-teams-known`` set where it searches (``bot.STRONG_CARDS``,
+  ``bot.STRONG_TEAMS_KNOWN``).
 
 Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
 width of a normal interval over deals (a deal's two games are not independent: the paired
@@ -48,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import math
 import random
 import subprocess
@@ -60,7 +69,8 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from games.engine.bot import bot_action, play_candidates, rollout_policy  # noqa: E402
+from games.engine import bot as bot_module  # noqa: E402
+from games.engine.bot import BotLevel, bot_action, play_candidates, rollout_policy  # noqa: E402
 from games.engine.cards import cards_for_ranks, ranks_of  # noqa: E402
 from games.engine.dealing import deal  # noqa: E402
 from games.engine.evaluation import EVALUATIONS  # noqa: E402
@@ -146,6 +156,11 @@ def belief_bot(
         )
 
     return decide
+
+
+def strong_bot(state: HandState, seat: int) -> Action:
+    """The served bot at level STRONG (its pre-play decisions are the normal bot's)."""
+    return bot_action(state, seat, level=BotLevel.STRONG)
 
 
 # ------------------------------------------------------------------ RLCard's rule agent
@@ -279,7 +294,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--base", default="adbfde9", help="commit of the earlier bot")
     parser.add_argument(
-        "--only", choices=("rlcard", "base", "autoplay", "cheat", "belief"), action="append"
+        "--only",
+        choices=("rlcard", "base", "autoplay", "cheat", "belief", "strong"),
+        action="append",
     )
     parser.add_argument("--variants", default=",".join(VARIANT_KEYS))
     parser.add_argument("--rollout", choices=("full", "quick"), default="full", help="cheat only")
@@ -290,6 +307,15 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.1, help="belief: seconds a play")
     parser.add_argument("--samples", type=int, default=60, help="belief: deals a play")
     parser.add_argument("--margin", type=float, default=0.05, help="belief: gain to deviate")
+    parser.add_argument(
+        "--margins", default="", help="strong: a line per margin (default: the engine's)"
+    )
+    parser.add_argument(
+        "--strong-cards", type=int, help="strong: search once a seat holds this many or fewer"
+    )
+    parser.add_argument(
+        "--strong-teams-known", action="store_true", help="strong: search once teams are known"
+    )
     args = parser.parse_args()
     only = set(args.only or ("rlcard", "base", "autoplay"))
     evaluate = EVALUATIONS[args.evaluation]
@@ -320,14 +346,29 @@ def main() -> None:
         )
         name = f"belief-c{args.cut}{scored}-m{args.margin}"
         opponents.append((name, searched, against_base, tuple(keys)))
+    margins: list[float | None] = [None]
+    if "strong" in only:
+        margins = [float(m) for m in args.margins.split(",") if m] or [None]
+        if args.strong_cards is not None:
+            bot_module.STRONG_CARDS = dict.fromkeys(keys, args.strong_cards)
+        bot_module.STRONG_TEAMS_KNOWN |= args.strong_teams_known
+        opponents.append(("strong", strong_bot, against_base, tuple(keys)))
     print(f"bot against opponents, {args.deals} mirrored deals per line (95% Wilson over games)")
     for name, bot, other, variant_keys in opponents:
-        for key in variant_keys:
+        swept = margins if name == "strong" else [None]
+        for key, margin in itertools.product(variant_keys, swept):
             t0 = time.perf_counter()
+            label = name
+            if name == "strong":
+                if margin is not None:
+                    bot_module.STRONG_MARGIN[key] = margin
+                label = f"strong-m{bot_module.STRONG_MARGIN.get(key)}"
+                label += f"-c{bot_module.STRONG_CARDS.get(key)}"
+                label += "-teams" if bot_module.STRONG_TEAMS_KNOWN else ""
             if name == "rlcard":
                 rl.np.random.seed(args.seed)  # its fallback picks at random
             r = match(key, args.deals, args.seed, base, bot, other)
-            print(_line(name, key, r, time.perf_counter() - t0), flush=True)
+            print(_line(label, key, r, time.perf_counter() - t0), flush=True)
             if name == "rlcard" and rl.unreadable:
                 print(f"           (plays RLCard could not read: {rl.unreadable})")
 
