@@ -3,10 +3,10 @@
 A script that prints figures (never a test).
 
     .venv/bin/python bench/bot_strength.py [--deals 500] [--seed 20261201] [--base adbfde9]
-        [--only rlcard|base|autoplay|cheat] [--variants classic3,qq5,new5,fenzhou5]
+        [--only rlcard|base|autoplay|cheat|belief|strong] [--variants classic3,qq5,new5,fenzhou5]
         [--rollout full|quick] [--cut 2] [--evaluation written|learned] [--think 0.1]
-        [--samples 60] [--margin 0.05] [--margins 0.05,0.1,0.2] [--strong-cards 10]
-        [--strong-teams-known]
+        [--samples 60] [--margin 0.05] [--margins 0.05,0.1,0.2] [--sure 2]
+        [--strong-cards 10] [--strong-teams-known]
 
 Every deal is played twice from the same start, the bot once on each side ("mirrored"): the
 bot's landlord side against the opponent's farmers, then the opponent's landlord side against
@@ -43,9 +43,13 @@ bot measured and only the play differs. Opponents:
   level=BotLevel.STRONG)``, the served think budget), against ``--base``. ``--margins a,b,c``
   prints a line per margin (``bot.STRONG_MARGIN`` set to it for the line's variant; without
   it, the engine's margins): choose a margin on held-out deals (another ``--seed``), then
-  measure it on the default seed (bench/README.md, "Five-seat round 6"). ``--strong-cards N``
+  measure it on the default seed (bench/README.md, "Five-seat round 6"). ``--sure Z`` sets
+  the standard errors a gain must clear too (``bot.STRONG_SURE``); ``--strong-cards N``
   and ``--strong-teams-known`` set where it searches (``bot.STRONG_CARDS``,
-  ``bot.STRONG_TEAMS_KNOWN``).
+  ``bot.STRONG_TEAMS_KNOWN``). Each strong line is followed by its difference from the normal
+  bot on the same deals (the normal bot's games played too): the deals where the strong bot
+  never leaves the normal bot's moves cancel out, so the paired interval of the difference is
+  much narrower than either line's, the figure to choose a margin by.
 
 Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
 width of a normal interval over deals (a deal's two games are not independent: the paired
@@ -158,9 +162,19 @@ def belief_bot(
     return decide
 
 
-def strong_bot(state: HandState, seat: int) -> Action:
-    """The served bot at level STRONG (its pre-play decisions are the normal bot's)."""
-    return bot_action(state, seat, level=BotLevel.STRONG)
+class StrongBot:
+    """The served bot at level STRONG (its pre-play decisions are the normal bot's), counting
+    the plays where it left the normal bot's move."""
+
+    def __init__(self) -> None:
+        self.plays = self.departures = 0
+
+    def __call__(self, state: HandState, seat: int) -> Action:
+        action = bot_action(state, seat, level=BotLevel.STRONG)
+        if state.phase == PHASE_PLAY:
+            self.plays += 1
+            self.departures += action != bot_action(state, seat)
+        return action
 
 
 # ------------------------------------------------------------------ RLCard's rule agent
@@ -314,6 +328,9 @@ def main() -> None:
         "--strong-cards", type=int, help="strong: search once a seat holds this many or fewer"
     )
     parser.add_argument(
+        "--sure", type=float, help="strong: standard errors a gain must clear (STRONG_SURE)"
+    )
+    parser.add_argument(
         "--strong-teams-known", action="store_true", help="strong: search once teams are known"
     )
     args = parser.parse_args()
@@ -352,7 +369,11 @@ def main() -> None:
         if args.strong_cards is not None:
             bot_module.STRONG_CARDS = dict.fromkeys(keys, args.strong_cards)
         bot_module.STRONG_TEAMS_KNOWN |= args.strong_teams_known
-        opponents.append(("strong", strong_bot, against_base, tuple(keys)))
+        if args.sure is not None:
+            bot_module.STRONG_SURE = args.sure
+        strong = StrongBot()
+        opponents.append(("strong", strong, against_base, tuple(keys)))
+    normal: dict[str, dict] = {}  # the normal bot's games, for the strong lines' difference
     print(f"bot against opponents, {args.deals} mirrored deals per line (95% Wilson over games)")
     for name, bot, other, variant_keys in opponents:
         swept = margins if name == "strong" else [None]
@@ -363,12 +384,23 @@ def main() -> None:
                 if margin is not None:
                     bot_module.STRONG_MARGIN[key] = margin
                 label = f"strong-m{bot_module.STRONG_MARGIN.get(key)}"
-                label += f"-c{bot_module.STRONG_CARDS.get(key)}"
+                label += f"-s{bot_module.STRONG_SURE}-c{bot_module.STRONG_CARDS.get(key)}"
                 label += "-teams" if bot_module.STRONG_TEAMS_KNOWN else ""
             if name == "rlcard":
                 rl.np.random.seed(args.seed)  # its fallback picks at random
             r = match(key, args.deals, args.seed, base, bot, other)
             print(_line(label, key, r, time.perf_counter() - t0), flush=True)
+            if name == "strong":
+                if key not in normal:
+                    normal[key] = match(key, args.deals, args.seed, base, bot_action, other)
+                gain = [a - b for a, b in zip(r["per_deal"], normal[key]["per_deal"], strict=True)]
+                print(
+                    f"{'':11}against the normal bot on the same deals: "
+                    f"{sum(gain) / max(1, len(gain)) * 100:+5.1f} points "
+                    f"±{paired_half_width(gain) * 100:4.1f} paired; plays not the normal "
+                    f"bot's: {strong.departures}/{strong.plays}"
+                )
+                strong.plays = strong.departures = 0
             if name == "rlcard" and rl.unreadable:
                 print(f"           (plays RLCard could not read: {rl.unreadable})")
 

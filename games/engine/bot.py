@@ -38,7 +38,8 @@ and fenzhou5 plays NORMAL's move unless a search shows a clear gain (SPARTA, Ler
 2020; ``_strong``): the normal move and the next few candidates are played to the end of the
 hand on the same deals drawn from the seat's view (``games.engine.beliefs``, weighted by how
 likely the plays seen were) and the normal move is replaced only when another candidate's
-mean chance of winning beats it by more than ``STRONG_MARGIN[variant]``, within
+mean chance of winning beats it by more than ``STRONG_MARGIN[variant]`` and by more than
+``STRONG_SURE`` standard errors of that gain (paired over the deals), within
 ``STRONG_SECONDS`` for the whole decision.
 
 Deterministic up to that clock: the searches' deals are seeded by public facts, so the same
@@ -393,7 +394,8 @@ def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -
 # (``table_search.belief_scores``), every candidate played to the end of the hand by the
 # rollouts' light policy (cut rollouts scored by an evaluation misled the search: bench/README,
 # "Five-seat round 5"). The normal play is replaced only when another candidate's mean chance
-# beats it by more than STRONG_MARGIN[variant] over at least STRONG_MIN_DEALS deals: overriding
+# beats it by more than STRONG_MARGIN[variant] and STRONG_SURE standard errors of that gain
+# over at least STRONG_MIN_DEALS deals: overriding
 # on weak evidence lost to the planner (round 5: margin 0.05, 42-46 %). The margins are chosen
 # on held-out deals (bench/bot_strength.py --only strong --margins, bench/README "Five-seat
 # round 6"). It searches once some seat holds at most STRONG_CARDS[variant] cards (the end
@@ -407,6 +409,9 @@ STRONG_CANDIDATES = 4
 STRONG_SAMPLES = 40
 STRONG_MIN_DEALS = 8
 STRONG_MARGIN = {"qq5": 0.1, "new5": 0.1, "fenzhou5": 0.1}
+# ... and by more than this many standard errors of its gain (paired over the same deals): a
+# gain of 0.1 is about one standard error at 30 deals.
+STRONG_SURE = 2.0
 STRONG_SECONDS = 0.08
 # rollouts played to the end of the hand (``quick_rollout``'s cut, in tricks)
 STRONG_CUT = 1000
@@ -433,7 +438,7 @@ def _strong(state: HandState, k: _Knowledge, action: Action, seconds: float) -> 
     )
     if scores is None or scores.deals < STRONG_MIN_DEALS:
         return action
-    return scores.best(STRONG_MARGIN[k.variant.key])
+    return scores.best(STRONG_MARGIN[k.variant.key], sure=STRONG_SURE)
 
 
 # --------------------------------------------------------------------------- hand strength

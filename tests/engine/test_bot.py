@@ -187,8 +187,9 @@ class BotLegalityTests:
         self, variant_key, steady_search, monkeypatch
     ):
         """With a margin no chance can clear, the strong bot plays the normal bot's every
-        play; with none, its search replaces some of them by candidates that the engine
-        accepts (so the first half can fail)."""
+        play; with none (nor a number of standard errors), its search replaces some of them
+        by candidates that the engine accepts (so the first half can fail)."""
+        monkeypatch.setattr(bot_module, "STRONG_SURE", 0.0)
         differ = {}
         for margin in (1.0, 0.0):
             monkeypatch.setattr(bot_module, "STRONG_MARGIN", dict.fromkeys(VARIANT_KEYS, margin))
@@ -337,6 +338,7 @@ class BotInformationTests:
         cards the seat cannot see, on plays its search scored (no margin, so that the search's
         choice is the decision)."""
         monkeypatch.setattr(bot_module, "STRONG_MARGIN", dict.fromkeys(VARIANT_KEYS, 0.0))
+        monkeypatch.setattr(bot_module, "STRONG_SURE", 0.0)
         searched = []
         scores = bot_module.belief_scores
 
