@@ -395,10 +395,11 @@ def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -
 # rollouts' light policy (cut rollouts scored by an evaluation misled the search: bench/README,
 # "Five-seat round 5"). The normal play is replaced only when another candidate's mean chance
 # beats it by more than STRONG_MARGIN[variant] and STRONG_SURE standard errors of that gain
-# over at least STRONG_MIN_DEALS deals: overriding
-# on weak evidence lost to the planner (round 5: margin 0.05, 42-46 %). The margins are chosen
-# on held-out deals (bench/bot_strength.py --only strong --margins, bench/README "Five-seat
-# round 6"). It searches once some seat holds at most STRONG_CARDS[variant] cards (the end
+# over at least STRONG_MIN_DEALS deals: overriding on weak evidence lost to the planner (round
+# 5: margin 0.05, 42-46 %). The values are chosen on held-out deals (bench/bot_strength.py
+# --only strong --margins, bench/README "Five-seat round 6"; so far from loaded smoke runs
+# only, to be replaced by the quiet machine's). It searches once some seat holds at most
+# STRONG_CARDS[variant] cards (the end
 # nears: short rollouts, plays to read, a play that decides the hand), and with
 # STRONG_TEAMS_KNOWN only once the seat knows the teams (its samples then never misplace the
 # hidden partner); STRONG_SECONDS is the whole decision's wall time, the normal play's
