@@ -403,7 +403,8 @@ def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -
 # nears: short rollouts, plays to read, a play that decides the hand), and with
 # STRONG_TEAMS_KNOWN only once the seat knows the teams (its samples then never misplace the
 # hidden partner); STRONG_SECONDS is the whole decision's wall time, the normal play's
-# included (p99 <= 100 ms on one core).
+# included (p99 <= 100 ms on one core, the garbage collector's pauses aside: bench/README,
+# "Five-seat round 6").
 STRONG_CARDS = {"qq5": 99, "new5": 99, "fenzhou5": 99}
 STRONG_TEAMS_KNOWN = False
 STRONG_CANDIDATES = 4
