@@ -69,6 +69,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -80,7 +81,7 @@ from games.engine.dealing import deal  # noqa: E402
 from games.engine.evaluation import EVALUATIONS  # noqa: E402
 from games.engine.hand import apply, autoplay_action, start_hand, waiting_seats  # noqa: E402
 from games.engine.moves import legal_plays  # noqa: E402
-from games.engine.rollouts import Evaluation, quick_best  # noqa: E402
+from games.engine.rollouts import Evaluation, Scores, quick_best  # noqa: E402
 from games.engine.search import best_of_worlds  # noqa: E402
 from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PASS, PHASE_PLAY, PLAY, Action, HandState  # noqa: E402
 from games.engine.table_search import belief_search  # noqa: E402
@@ -164,10 +165,19 @@ def belief_bot(
 
 class StrongBot:
     """The served bot at level STRONG (its pre-play decisions are the normal bot's), counting
-    the plays where it left the normal bot's move."""
+    the plays where it left the normal bot's move, and the deals its searches scored."""
 
     def __init__(self) -> None:
         self.plays = self.departures = 0
+        self.deals: list[int] = []  # per search
+        scores = bot_module.belief_scores
+
+        def counted(*args: Any, **kwargs: Any) -> Scores | None:
+            found = scores(*args, **kwargs)
+            self.deals.append(found.deals if found is not None else 0)
+            return found
+
+        bot_module.belief_scores = counted
 
     def __call__(self, state: HandState, seat: int) -> Action:
         action = bot_action(state, seat, level=BotLevel.STRONG)
@@ -175,6 +185,17 @@ class StrongBot:
             self.plays += 1
             self.departures += action != bot_action(state, seat)
         return action
+
+    def summary(self) -> str:
+        deals = sorted(self.deals) or [0]
+        return (
+            f"plays not the normal bot's: {self.departures}/{self.plays}; deals per search "
+            f"p10 {deals[len(deals) // 10]} p50 {deals[len(deals) // 2]} ({len(self.deals)})"
+        )
+
+    def reset(self) -> None:
+        self.plays = self.departures = 0
+        self.deals.clear()
 
 
 # ------------------------------------------------------------------ RLCard's rule agent
@@ -397,10 +418,9 @@ def main() -> None:
                 print(
                     f"{'':11}against the normal bot on the same deals: "
                     f"{sum(gain) / max(1, len(gain)) * 100:+5.1f} points "
-                    f"±{paired_half_width(gain) * 100:4.1f} paired; plays not the normal "
-                    f"bot's: {strong.departures}/{strong.plays}"
+                    f"±{paired_half_width(gain) * 100:4.1f} paired; {strong.summary()}"
                 )
-                strong.plays = strong.departures = 0
+                strong.reset()
             if name == "rlcard" and rl.unreadable:
                 print(f"           (plays RLCard could not read: {rl.unreadable})")
 
