@@ -3,6 +3,7 @@ its reply, with the deadline runner doing the bots' work while a server carries 
 figures; not a test.
 
     .venv/bin/python bench/bot_latency.py [--tables 2] [--seconds 60] [--load 50] [--delay-ms 600]
+    .venv/bin/python bench/bot_latency.py --levels easy,normal,strong [--hands 20] [--think S]
 
 Tables of one player and bots (classic3: two bots; qq5, new5, fenzhou5: four) play in this
 process through the services, as a table socket's consumer calls them: the player's move
@@ -19,6 +20,14 @@ Figures, per variant:
   served (the room's delay included; ``late`` is that minus the delay);
 * move: how long the player's own service call took (no bot decides in it).
 
+``--levels easy,normal,strong`` instead times the engine alone, no server (issue #36): bots of
+each level in every seat play ``--hands`` seeded deals per variant in this process, and every
+play decision's wall and CPU time is reported per variant and level, with ``--think`` as the
+served budget (the engine's when not given); ``no-gc`` is the wall time less the garbage
+collector's pauses inside the decision (a full collection walks every cached plan of the
+process: a pause of the process, not of the decision's work). Run it with nothing else busy,
+pinned to one core (``taskset -c 0``), for the p99 of one core.
+
 ``--load N`` runs ``bench/load_tables.py --tables N --pace human --redis ''`` meanwhile (its own
 daphne, clients and database ``<database>_load``) so the machine carries a served load.
 Everything runs against throw-away PostgreSQL databases (``--database``, dropped and migrated).
@@ -27,6 +36,7 @@ Everything runs against throw-away PostgreSQL databases (``--database``, dropped
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import subprocess
@@ -200,6 +210,49 @@ def _show(title: str, rows: dict[str, list[tuple[float, ...]]], labels: tuple[st
     print()
 
 
+def _engine_decisions(
+    variants: list[str], levels: list[str], hands: int, think: float | None
+) -> None:
+    """Every play decision of bots of each level in every seat, timed: wall and CPU ms per
+    variant and level (the engine alone, the process's caches warm after the first hand)."""
+    from games.engine.bot import BotLevel, bot_action
+    from games.engine.dealing import deal
+    from games.engine.hand import apply, start_hand, waiting_seats
+    from games.engine.state import PHASE_PLAY
+    from games.engine.variants import find_variant
+
+    collecting: list[float] = []  # the garbage collector's pauses, seconds (issue #36)
+
+    def pauses(phase: str, info: dict) -> None:
+        if phase == "start":
+            collecting.append(-time.perf_counter())
+        else:
+            collecting[-1] += time.perf_counter()
+
+    gc.callbacks.append(pauses)
+    print(f"engine only, {hands} seeded hands a line, think {think or 'engine default'}")
+    for level in levels:
+        rows: dict[str, list[tuple[float, ...]]] = defaultdict(list)
+        for key in variants:
+            v = find_variant(key)
+            for i in range(hands):
+                state = start_hand(v, deal(v, f"20261205-latency-{key}-{i}"))
+                while not state.finished:
+                    seat = waiting_seats(state)[0]
+                    wall, cpu = time.perf_counter(), time.thread_time()
+                    before = len(collecting)
+                    action = bot_action(state, seat, think=think, level=BotLevel(level))
+                    wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+                    row = (wall, cpu, wall - sum(collecting[before:]))
+                    if state.phase == PHASE_PLAY:
+                        rows[key].append(row)
+                        if key == "new5" and len(state.hands[seat]) == 38:
+                            rows["new5 38 cards"].append(row)
+                    state = apply(state, action)
+        _show(f"play decisions, level {level}, ms", rows, ("wall", "cpu", "no-gc"))
+    gc.callbacks.remove(pauses)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=2, help="tables per variant")
@@ -212,7 +265,12 @@ def main() -> int:
     parser.add_argument(
         "--database", default="postgres://postgres@127.0.0.1:5432/ddz_botbench", help="dropped!"
     )
+    parser.add_argument("--levels", default="", help="engine only: bot levels to time")
+    parser.add_argument("--hands", type=int, default=20, help="engine only: hands a variant")
     args = parser.parse_args()
+    if args.levels:
+        _engine_decisions(args.variants.split(","), args.levels.split(","), args.hands, args.think)
+        return 0
     if args.think is not None:
         os.environ["DDZ_BOT_THINK_SECONDS"] = str(args.think)
 

@@ -3,9 +3,10 @@
 A script that prints figures (never a test).
 
     .venv/bin/python bench/bot_strength.py [--deals 500] [--seed 20261201] [--base adbfde9]
-        [--only rlcard|base|autoplay|cheat] [--variants classic3,qq5,new5,fenzhou5]
+        [--only rlcard|base|autoplay|cheat|belief|strong] [--variants classic3,qq5,new5,fenzhou5]
         [--rollout full|quick] [--cut 2] [--evaluation written|learned] [--think 0.1]
-        [--samples 60] [--margin 0.05]
+        [--samples 60] [--margin 0.05] [--margins 0.05,0.1,0.2] [--sure 2]
+        [--strong-cards 10] [--strong-teams-known]
 
 Every deal is played twice from the same start, the bot once on each side ("mirrored"): the
 bot's landlord side against the opponent's farmers, then the opponent's landlord side against
@@ -38,6 +39,17 @@ bot measured and only the play differs. Opponents:
   ``--cut`` tricks scored by ``--evaluation``, ``--think`` seconds and at most ``--samples``
   deals a decision, the bot's own move kept unless another scores ``--margin`` better),
   against ``--base``.
+* ``strong``: the bot's side is the served bot at level STRONG (``bot_action(...,
+  level=BotLevel.STRONG)``, the served think budget), against ``--base``. ``--margins a,b,c``
+  prints a line per margin (``bot.STRONG_MARGIN`` set to it for the line's variant; without
+  it, the engine's margins): choose a margin on held-out deals (another ``--seed``), then
+  measure it on the default seed (bench/README.md, "Five-seat round 6"). ``--sure Z`` sets
+  the standard errors a gain must clear too (``bot.STRONG_SURE``); ``--strong-cards N``
+  and ``--strong-teams-known`` set where it searches (``bot.STRONG_CARDS``,
+  ``bot.STRONG_TEAMS_KNOWN``). Each strong line is followed by its difference from the normal
+  bot on the same deals (the normal bot's games played too): the deals where the strong bot
+  never leaves the normal bot's moves cancel out, so the paired interval of the difference is
+  much narrower than either line's, the figure to choose a margin by.
 
 Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
 width of a normal interval over deals (a deal's two games are not independent: the paired
@@ -48,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import math
 import random
 import subprocess
@@ -56,17 +69,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from games.engine.bot import bot_action, play_candidates, rollout_policy  # noqa: E402
+from games.engine import bot as bot_module  # noqa: E402
+from games.engine.bot import BotLevel, bot_action, play_candidates, rollout_policy  # noqa: E402
 from games.engine.cards import cards_for_ranks, ranks_of  # noqa: E402
 from games.engine.dealing import deal  # noqa: E402
 from games.engine.evaluation import EVALUATIONS  # noqa: E402
 from games.engine.hand import apply, autoplay_action, start_hand, waiting_seats  # noqa: E402
 from games.engine.moves import legal_plays  # noqa: E402
-from games.engine.rollouts import Evaluation, quick_best  # noqa: E402
+from games.engine.rollouts import Evaluation, Scores, quick_best  # noqa: E402
 from games.engine.search import best_of_worlds  # noqa: E402
 from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PASS, PHASE_PLAY, PLAY, Action, HandState  # noqa: E402
 from games.engine.table_search import belief_search  # noqa: E402
@@ -146,6 +161,41 @@ def belief_bot(
         )
 
     return decide
+
+
+class StrongBot:
+    """The served bot at level STRONG (its pre-play decisions are the normal bot's), counting
+    the plays where it left the normal bot's move, and the deals its searches scored."""
+
+    def __init__(self) -> None:
+        self.plays = self.departures = 0
+        self.deals: list[int] = []  # per search
+        scores = bot_module.belief_scores
+
+        def counted(*args: Any, **kwargs: Any) -> Scores | None:
+            found = scores(*args, **kwargs)
+            self.deals.append(found.deals if found is not None else 0)
+            return found
+
+        bot_module.belief_scores = counted
+
+    def __call__(self, state: HandState, seat: int) -> Action:
+        action = bot_action(state, seat, level=BotLevel.STRONG)
+        if state.phase == PHASE_PLAY:
+            self.plays += 1
+            self.departures += action != bot_action(state, seat)
+        return action
+
+    def summary(self) -> str:
+        deals = sorted(self.deals) or [0]
+        return (
+            f"plays not the normal bot's: {self.departures}/{self.plays}; deals per search "
+            f"p10 {deals[len(deals) // 10]} p50 {deals[len(deals) // 2]} ({len(self.deals)})"
+        )
+
+    def reset(self) -> None:
+        self.plays = self.departures = 0
+        self.deals.clear()
 
 
 # ------------------------------------------------------------------ RLCard's rule agent
@@ -279,7 +329,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--base", default="adbfde9", help="commit of the earlier bot")
     parser.add_argument(
-        "--only", choices=("rlcard", "base", "autoplay", "cheat", "belief"), action="append"
+        "--only",
+        choices=("rlcard", "base", "autoplay", "cheat", "belief", "strong"),
+        action="append",
     )
     parser.add_argument("--variants", default=",".join(VARIANT_KEYS))
     parser.add_argument("--rollout", choices=("full", "quick"), default="full", help="cheat only")
@@ -290,6 +342,18 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.1, help="belief: seconds a play")
     parser.add_argument("--samples", type=int, default=60, help="belief: deals a play")
     parser.add_argument("--margin", type=float, default=0.05, help="belief: gain to deviate")
+    parser.add_argument(
+        "--margins", default="", help="strong: a line per margin (default: the engine's)"
+    )
+    parser.add_argument(
+        "--strong-cards", type=int, help="strong: search once a seat holds this many or fewer"
+    )
+    parser.add_argument(
+        "--sure", type=float, help="strong: standard errors a gain must clear (STRONG_SURE)"
+    )
+    parser.add_argument(
+        "--strong-teams-known", action="store_true", help="strong: search once teams are known"
+    )
     args = parser.parse_args()
     only = set(args.only or ("rlcard", "base", "autoplay"))
     evaluate = EVALUATIONS[args.evaluation]
@@ -320,14 +384,43 @@ def main() -> None:
         )
         name = f"belief-c{args.cut}{scored}-m{args.margin}"
         opponents.append((name, searched, against_base, tuple(keys)))
+    margins: list[float | None] = [None]
+    if "strong" in only:
+        margins = [float(m) for m in args.margins.split(",") if m] or [None]
+        if args.strong_cards is not None:
+            bot_module.STRONG_CARDS = dict.fromkeys(keys, args.strong_cards)
+        bot_module.STRONG_TEAMS_KNOWN |= args.strong_teams_known
+        if args.sure is not None:
+            bot_module.STRONG_SURE = args.sure
+        strong = StrongBot()
+        opponents.append(("strong", strong, against_base, tuple(keys)))
+    normal: dict[str, dict] = {}  # the normal bot's games, for the strong lines' difference
     print(f"bot against opponents, {args.deals} mirrored deals per line (95% Wilson over games)")
     for name, bot, other, variant_keys in opponents:
-        for key in variant_keys:
+        swept = margins if name == "strong" else [None]
+        for key, margin in itertools.product(variant_keys, swept):
             t0 = time.perf_counter()
+            label = name
+            if name == "strong":
+                if margin is not None:
+                    bot_module.STRONG_MARGIN[key] = margin
+                label = f"strong-m{bot_module.STRONG_MARGIN.get(key)}"
+                label += f"-s{bot_module.STRONG_SURE}-c{bot_module.STRONG_CARDS.get(key)}"
+                label += "-teams" if bot_module.STRONG_TEAMS_KNOWN else ""
             if name == "rlcard":
                 rl.np.random.seed(args.seed)  # its fallback picks at random
             r = match(key, args.deals, args.seed, base, bot, other)
-            print(_line(name, key, r, time.perf_counter() - t0), flush=True)
+            print(_line(label, key, r, time.perf_counter() - t0), flush=True)
+            if name == "strong":
+                if key not in normal:
+                    normal[key] = match(key, args.deals, args.seed, base, bot_action, other)
+                gain = [a - b for a, b in zip(r["per_deal"], normal[key]["per_deal"], strict=True)]
+                print(
+                    f"{'':11}against the normal bot on the same deals: "
+                    f"{sum(gain) / max(1, len(gain)) * 100:+5.1f} points "
+                    f"±{paired_half_width(gain) * 100:4.1f} paired; {strong.summary()}"
+                )
+                strong.reset()
             if name == "rlcard" and rl.unreadable:
                 print(f"           (plays RLCard could not read: {rl.unreadable})")
 

@@ -31,13 +31,26 @@ planned plays, the lowest and highest of each kind, a pass); ``games.engine.sear
 the unseen cards at random, plays every candidate out with this bot in every seat, and keeps
 the one that wins most deals, within ``think`` seconds of wall time.
 
-Deterministic up to that clock: the search's deals are seeded by public facts, so the same
-state gives the same action unless the time budget cuts the search at another sample.
+Levels (``BotLevel``, a room's setting): EASY plays the above with a share EASY_NOISE of its
+plays drawn among the search's candidates, never searching; NORMAL plays the above (classic3
+with its endgame search); STRONG (issue #36, step 5) is NORMAL in classic3, and in qq5, new5
+and fenzhou5 plays NORMAL's move unless a search shows a clear gain (SPARTA, Lerer et al.
+2020; ``_strong``): the normal move and the next few candidates are played to the end of the
+hand on the same deals drawn from the seat's view (``games.engine.beliefs``, weighted by how
+likely the plays seen were) and the normal move is replaced only when another candidate's
+mean chance of winning beats it by more than ``STRONG_MARGIN[variant]`` and by more than
+``STRONG_SURE`` standard errors of that gain (paired over the deals), within
+``STRONG_SECONDS`` for the whole decision.
+
+Deterministic up to that clock: the searches' deals are seeded by public facts, so the same
+state gives the same action unless the time budget cuts a search at another sample (and, for
+the strong level, given the same plan caches: ``rollouts.hand_plan``).
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
@@ -73,6 +86,7 @@ from games.engine.state import (
     Action,
     HandState,
 )
+from games.engine.table_search import belief_scores
 from games.engine.variants import Variant
 from games.engine.views import view_for
 
@@ -234,7 +248,8 @@ def bot_action(
     """The house bot's decision for ``seat`` (which must be waiting for a decision).
 
     ``think``: the wall time its search may spend on a play, in seconds (SEARCH_SECONDS when
-    None; 0 plays without searching). ``level``: see ``BotLevel``; an easy bot never searches.
+    None; 0 plays without searching); at the strong level, the whole play decision's
+    (STRONG_SECONDS when None). ``level``: see ``BotLevel``; an easy bot never searches.
 
     Raises the engine's typed error (NotYourTurn, WrongPhase) when ``seat`` has no pending
     decision. The action is checked with ``apply`` before it is returned; should the bot ever
@@ -243,6 +258,7 @@ def bot_action(
     """
     if state.finished or seat not in waiting_seats(state):
         return default_action(state, seat)  # raises the engine's typed error
+    started = time.perf_counter()
     try:
         k = _knowledge(state, seat)
         if state.phase == PHASE_PLAY:
@@ -252,6 +268,11 @@ def bot_action(
                 action = _blundered(state, k, action)
             elif seconds > 0 and _search_applies(k):
                 action = _searched(state, k, action, seconds)
+            elif level == BotLevel.STRONG and _strong_applies(k):
+                budget = STRONG_SECONDS if think is None else think
+                left = budget - (time.perf_counter() - started)
+                if left > 0:
+                    action = _strong(state, k, action, left)
         else:
             action = _decide(state, k)
         apply(state, action)
@@ -364,6 +385,62 @@ def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -
         samples=SEARCH_SAMPLES,
         rng=rng,
     )
+
+
+# --------------------------------------------------------------------------- the strong level
+# A strong bot in the five-seat variants (issue #36, step 5; SPARTA, Lerer et al. 2020): its
+# normal play and the next STRONG_CANDIDATES - 1 of the search's candidates are scored on the
+# same deals drawn from the seat's view and weighted by the plays seen
+# (``table_search.belief_scores``), every candidate played to the end of the hand by the
+# rollouts' light policy (cut rollouts scored by an evaluation misled the search: bench/README,
+# "Five-seat round 5"). The normal play is replaced only when another candidate's mean chance
+# beats it by more than STRONG_MARGIN[variant] and STRONG_SURE standard errors of that gain
+# over at least STRONG_MIN_DEALS deals: overriding on weak evidence lost to the planner (round
+# 5: margin 0.05, 42-46 %). The values are chosen on held-out deals (bench/bot_strength.py
+# --only strong --margins, bench/README "Five-seat round 6"; so far from loaded smoke runs
+# only, to be replaced by the quiet machine's). It searches once some seat holds at most
+# STRONG_CARDS[variant] cards (the end
+# nears: short rollouts, plays to read, a play that decides the hand), and with
+# STRONG_TEAMS_KNOWN only once the seat knows the teams (its samples then never misplace the
+# hidden partner); STRONG_SECONDS is the whole decision's wall time, the normal play's
+# included (p99 <= 100 ms on one core, the garbage collector's pauses aside: bench/README,
+# "Five-seat round 6").
+STRONG_CARDS = {"qq5": 99, "new5": 99, "fenzhou5": 99}
+STRONG_TEAMS_KNOWN = False
+STRONG_CANDIDATES = 4
+STRONG_SAMPLES = 40
+STRONG_MIN_DEALS = 8
+STRONG_MARGIN = {"qq5": 0.1, "new5": 0.1, "fenzhou5": 0.1}
+# ... and by more than this many standard errors of its gain (paired over the same deals): a
+# gain of 0.1 is about one standard error at 30 deals.
+STRONG_SURE = 2.0
+STRONG_SECONDS = 0.08
+# rollouts played to the end of the hand (``quick_rollout``'s cut, in tricks)
+STRONG_CUT = 1000
+
+
+def _strong_applies(k: _Knowledge) -> bool:
+    if STRONG_TEAMS_KNOWN and not k.view["teams"]["complete"]:
+        return False
+    return min(k.counts) <= STRONG_CARDS.get(k.variant.key, -1)
+
+
+def _strong(state: HandState, k: _Knowledge, action: Action, seconds: float) -> Action:
+    candidates = _candidates(k, action)[:STRONG_CANDIDATES]
+    if len(candidates) < 2:
+        return action
+    rng = random.Random(f"strong:{k.seat}:{len(state.history)}:{k.hand}")
+    scores = belief_scores(
+        k.view,
+        candidates,
+        seconds=seconds,
+        samples=STRONG_SAMPLES,
+        cut=STRONG_CUT,
+        rng=rng,
+    )
+    if scores is None or scores.deals < STRONG_MIN_DEALS:
+        return action
+    return scores.best(STRONG_MARGIN[k.variant.key], sure=STRONG_SURE)
 
 
 # --------------------------------------------------------------------------- hand strength

@@ -447,19 +447,43 @@ def quick_rollout(
 
 @dataclass(frozen=True, slots=True)
 class Scores:
-    """The candidates' weighted mean chances of winning over the sampled deals scored."""
+    """The candidates' weighted mean chances of winning over the sampled deals scored, and
+    the standard error of each one's mean gain over the first candidate (paired deal by deal:
+    the deals' luck cancels out)."""
 
     candidates: tuple[Action, ...]
     means: tuple[float, ...]
     deals: int
+    gain_errors: tuple[float, ...] = ()
 
-    def best(self, margin: float = 0.0) -> Action:
+    def best(self, margin: float = 0.0, *, sure: float = 0.0) -> Action:
         """The best candidate, but the first (the caller's own choice) unless another beats
-        it by more than ``margin``; a tie keeps the earlier one."""
+        it by more than ``margin`` and by more than ``sure`` standard errors of that gain; a
+        tie keeps the earlier one."""
         i = max(range(len(self.candidates)), key=lambda j: (self.means[j], -j))
-        if self.means[i] - self.means[0] > margin:
+        gain = self.means[i] - self.means[0]
+        error = self.gain_errors[i] if self.gain_errors and sure > 0 else 0.0
+        if gain > margin and gain > sure * error:
             return self.candidates[i]
         return self.candidates[0]
+
+
+def _gain_errors(
+    weight: float, squared_weight: float, gains: list[float], squared_gains: list[float]
+) -> tuple[float, ...]:
+    """The standard error of each weighted mean gain, over the deals' effective number
+    (``weight ** 2 / squared_weight``); infinite from fewer than two deals."""
+    if weight <= 0 or squared_weight <= 0:
+        return (math.inf,) * len(gains)
+    effective = weight * weight / squared_weight
+    if effective <= 1:
+        return (math.inf,) * len(gains)
+    errors = []
+    for total, squared in zip(gains, squared_gains, strict=True):
+        mean = total / weight
+        variance = max(0.0, squared / weight - mean * mean) * effective / (effective - 1)
+        errors.append(math.sqrt(variance / effective))
+    return tuple(errors)
 
 
 def quick_scores(
@@ -478,7 +502,9 @@ def quick_scores(
         return Scores(tuple(candidates), (0.0,) * len(candidates), 0)
     deadline = time.perf_counter() + seconds
     totals = [0.0] * len(candidates)
-    weight = 0.0
+    gains = [0.0] * len(candidates)  # weighted sums of each one's gain over the first
+    squared_gains = [0.0] * len(candidates)
+    weight = squared_weight = 0.0
     deals = 0
     for drawn in worlds:
         if drawn is None:
@@ -493,10 +519,14 @@ def quick_scores(
             break
         deals += 1
         weight += w
+        squared_weight += w * w
         for i, score in enumerate(scores):
             totals[i] += w * score
+            gains[i] += w * (score - scores[0])
+            squared_gains[i] += w * (score - scores[0]) ** 2
     means = tuple(t / weight for t in totals) if weight > 0 else (0.0,) * len(candidates)
-    return Scores(tuple(candidates), means, deals)
+    errors = _gain_errors(weight, squared_weight, gains, squared_gains)
+    return Scores(tuple(candidates), means, deals, errors)
 
 
 def quick_best(

@@ -25,9 +25,9 @@ from games.engine.hand import (
     start_hand,
     waiting_seats,
 )
-from games.engine.rollouts import QuickWorld, quick_best
+from games.engine.rollouts import QuickWorld, clear_caches, quick_best
 from games.engine.search import determinise
-from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PHASE_PLAY, HandState
+from games.engine.state import FARMER_SIDE, LANDLORD_SIDE, PHASE_PLAY, Action, HandState
 from games.engine.table_search import belief_scores
 from games.engine.variants import find_variant
 from games.engine.views import view_for
@@ -48,10 +48,22 @@ def strict_bot():
 
 @pytest.fixture
 def steady_search(monkeypatch):
-    """The endgame search without its wall-clock cut (a loaded machine would cut it at another
-    sample than an idle one) and with few samples: a decision is then a function of the state."""
+    """The searches (classic3's endgame, the strong level's) without their wall-clock cut (a
+    loaded machine would cut them at another sample than an idle one) and with few samples,
+    the strong level's then all counted: a decision is then a function of the state and of
+    the rollouts' plan caches (``decide`` empties them first)."""
     monkeypatch.setattr(bot_module, "SEARCH_SECONDS", float("inf"))
     monkeypatch.setattr(bot_module, "SEARCH_SAMPLES", 4)
+    monkeypatch.setattr(bot_module, "STRONG_SECONDS", float("inf"))
+    monkeypatch.setattr(bot_module, "STRONG_SAMPLES", 3)
+    monkeypatch.setattr(bot_module, "STRONG_MIN_DEALS", 3)
+
+
+def decide(state: HandState, seat: int, level: BotLevel = BotLevel.NORMAL) -> Action:
+    """``bot_action`` from empty plan caches: a rollout reuses the plans the process met
+    before (``rollouts.hand_plan``), so two calls agree only from the same caches."""
+    clear_caches()
+    return bot_action(state, seat, level=level)
 
 
 def _options(variant_key: str, rng: random.Random) -> dict:
@@ -151,8 +163,8 @@ class BotLegalityTests:
         seen = 0
         while not state.finished and seen < 60:
             seat = waiting_seats(state)[0]
-            first = bot_action(state, seat, level=level)
-            assert bot_action(state, seat, level=level) == first
+            first = decide(state, seat, level)
+            assert decide(state, seat, level) == first
             state = apply(state, first)
             seen += 1
 
@@ -169,6 +181,29 @@ class BotLegalityTests:
                     differ += easy != bot_action(state, seat, think=0)
                 state = apply(state, easy)  # raises if the easy bot's play is not legal
         assert 0 < differ < plays * EASY_NOISE * 1.5, (differ, plays)
+
+    @pytest.mark.parametrize("variant_key", ["qq5", "new5", "fenzhou5"])
+    def test_a_strong_bot_leaves_the_normal_play_only_for_a_clear_gain(
+        self, variant_key, steady_search, monkeypatch
+    ):
+        """With a margin no chance can clear, the strong bot plays the normal bot's every
+        play; with none (nor a number of standard errors), its search replaces some of them
+        by candidates that the engine accepts (so the first half can fail)."""
+        monkeypatch.setattr(bot_module, "STRONG_SURE", 0.0)
+        differ = {}
+        for margin in (1.0, 0.0):
+            monkeypatch.setattr(bot_module, "STRONG_MARGIN", dict.fromkeys(VARIANT_KEYS, margin))
+            differ[margin] = 0
+            state = _start(variant_key, "bot-strong-margin")
+            with strict_bot():
+                while not state.finished:
+                    seat = waiting_seats(state)[0]
+                    strong = decide(state, seat, BotLevel.STRONG)
+                    if state.phase == PHASE_PLAY:
+                        differ[margin] += strong != decide(state, seat)
+                    state = apply(state, strong)  # raises if the strong play is not legal
+        assert differ[1.0] == 0
+        assert differ[0.0] > 0
 
     def test_bot_refuses_a_seat_with_no_decision(self):
         state = _start("classic3", "bot-refuse")
@@ -288,6 +323,47 @@ class BotInformationTests:
 
         play_random_hand(variant_key, f"bot-hidden-{seed}", rng, each_state=each_state)
         assert compared
+
+    @pytest.mark.parametrize("variant_key", ["qq5", "new5", "fenzhou5"])
+    @settings(
+        max_examples=4,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(seed=st.integers(0, 10**9))
+    def test_strong_decisions_ignore_other_seats_hidden_cards(
+        self, variant_key, seed, steady_search, monkeypatch
+    ):
+        """The strong level's search too: the same play from two states that differ only in
+        cards the seat cannot see, on plays its search scored (no margin, so that the search's
+        choice is the decision)."""
+        monkeypatch.setattr(bot_module, "STRONG_MARGIN", dict.fromkeys(VARIANT_KEYS, 0.0))
+        monkeypatch.setattr(bot_module, "STRONG_SURE", 0.0)
+        searched = []
+        scores = bot_module.belief_scores
+
+        def spy(*args, **kwargs):
+            found = scores(*args, **kwargs)
+            searched.append(found is not None and found.deals > 0)
+            return found
+
+        monkeypatch.setattr(bot_module, "belief_scores", spy)
+        rng = random.Random(seed)
+        compared = []
+
+        def each_state(state: HandState) -> None:
+            if state.finished or state.phase != PHASE_PLAY or len(compared) >= 8:
+                return
+            seat = state.turn
+            other = _swap_hidden(state, seat, rng)
+            if other is None:
+                return
+            assert decide(other, seat, BotLevel.STRONG) == decide(state, seat, BotLevel.STRONG)
+            compared.append(seat)
+
+        play_random_hand(variant_key, f"bot-strong-hidden-{seed}", rng, each_state=each_state)
+        assert compared
+        assert any(searched)
 
     def test_the_swap_really_changes_the_hidden_hands(self):
         """Guard against a vacuous test: the swapped states differ in other seats' cards."""

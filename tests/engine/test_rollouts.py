@@ -20,6 +20,7 @@ from games.engine.planning import counts_of, planner_for
 from games.engine.rollouts import (
     RANK_BITS,
     QuickWorld,
+    Scores,
     features,
     hand_plan,
     landlord_chance,
@@ -28,6 +29,7 @@ from games.engine.rollouts import (
     quick_best,
     quick_move,
     quick_rollout,
+    quick_scores,
     rank_list,
     remove_ranks,
     unpack,
@@ -144,6 +146,34 @@ class QuickPolicyTests:
         pair = Action(seat, PLAY, "pair", tuple(sorted(parse_cards("3d 3h"))))
         best, deals = quick_best([state], seat, [single, pair], seconds=math.inf, cut=2)
         assert (best, deals) == (pair, 1)
+
+    def test_a_gain_is_paired_deal_by_deal(self):
+        """The same gain on every deal has no error; from one deal nothing is sure."""
+        state = _at_play("fenzhou5", "quick-out")
+        seat = state.turn
+        hands = list(state.hands)
+        hands[seat] = tuple(sorted(parse_cards("3d 3h")))
+        world = QuickWorld.of(replace(state, hands=tuple(hands)))
+        single = Action(seat, PLAY, "single", parse_cards("3d"))
+        pair = Action(seat, PLAY, "pair", tuple(sorted(parse_cards("3d 3h"))))
+        for deals, errors, sure_best in ((1, (math.inf, math.inf), single), (3, (0.0, 0.0), pair)):
+            worlds = [(world, 0.5)] * deals
+            scores = quick_scores(worlds, seat, [single, pair], seconds=math.inf, cut=2)
+            assert scores.deals == deals
+            assert scores.gain_errors == pytest.approx(errors)
+            assert scores.best() == pair
+            assert scores.best(sure=2.0) == sure_best
+
+    def test_a_gain_within_its_noise_keeps_the_first_candidate(self):
+        first, other = Action(0, PASS), Action(0, PLAY, "single", parse_cards("3d"))
+        for error, margin, sure, best in (
+            (0.15, 0.05, 2.0, first),  # 0.2 gained, 0.3 needed
+            (0.05, 0.05, 2.0, other),
+            (0.15, 0.05, 0.0, other),
+            (0.0, 0.25, 0.0, first),  # below the margin
+        ):
+            scores = Scores((first, other), (0.4, 0.6), 30, (0.0, error))
+            assert scores.best(margin, sure=sure) == best
 
 
 # --------------------------------------------------------------------------- the evaluation
