@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import replace
 from fractions import Fraction
@@ -348,21 +349,14 @@ class BotInformationTests:
             return found
 
         monkeypatch.setattr(bot_module, "belief_scores", spy)
-        rng = random.Random(seed)
-        compared = []
 
-        def each_state(state: HandState) -> None:
-            if state.finished or state.phase != PHASE_PLAY or len(compared) >= 8:
-                return
-            seat = state.turn
-            other = _swap_hidden(state, seat, rng)
-            if other is None:
-                return
+        def check(state: HandState, other: HandState, seat: int) -> None:
             assert decide(other, seat, BotLevel.STRONG) == decide(state, seat, BotLevel.STRONG)
-            compared.append(seat)
 
-        play_random_hand(variant_key, f"bot-strong-hidden-{seed}", rng, each_state=each_state)
-        assert compared
+        rng = random.Random(seed)
+        assert _compare_swapped_plays(
+            variant_key, f"bot-strong-hidden-{seed}", rng, limit=8, check=check
+        )
         assert any(searched)
 
     def test_the_swap_really_changes_the_hidden_hands(self):
@@ -377,6 +371,34 @@ class BotInformationTests:
         assert other.hands != state.hands
 
 
+def _compare_swapped_plays(
+    variant_key: str,
+    name: str,
+    rng: random.Random,
+    *,
+    limit: int,
+    check: Callable[[HandState, HandState, int], None],
+) -> int:
+    """Play a random hand and call ``check(state, other, seat)`` at up to ``limit`` plays, with
+    ``other`` the state with cards swapped that the seat to play cannot see. How many it
+    compared."""
+    compared = 0
+
+    def each_state(state: HandState) -> None:
+        nonlocal compared
+        if state.finished or state.phase != PHASE_PLAY or compared >= limit:
+            return
+        seat = state.turn
+        other = _swap_hidden(state, seat, rng)
+        if other is None:
+            return
+        check(state, other, seat)
+        compared += 1
+
+    play_random_hand(variant_key, name, rng, each_state=each_state)
+    return compared
+
+
 class SamplerInformationTests:
     """The search's samplers and the cheap rollouts' evaluations (the hand-written and the
     learned one, and the learned one's features) read only what the seat may know: two states
@@ -387,16 +409,8 @@ class SamplerInformationTests:
     @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(seed=st.integers(0, 10**9))
     def test_samples_and_their_scores_ignore_other_seats_hidden_cards(self, variant_key, seed):
-        rng = random.Random(seed)
-        compared = []
 
-        def each_state(state: HandState) -> None:
-            if state.finished or state.phase != PHASE_PLAY or len(compared) >= 12:
-                return
-            seat = state.turn
-            other = _swap_hidden(state, seat, rng)
-            if other is None:
-                return
+        def check(state: HandState, other: HandState, seat: int) -> None:
             views = [view_for(s, seat) for s in (state, other)]
             beliefs = [belief_of(view) for view in views]
             assert beliefs[0] == beliefs[1]
@@ -432,10 +446,11 @@ class SamplerInformationTests:
                 assert searched[0] == searched[1]
             sampled = [[position_features(QuickWorld.of(w)) for w in ws if w] for ws in worlds]
             assert sampled[0] == sampled[1]
-            compared.append(seat)
 
-        play_random_hand(variant_key, f"sampler-hidden-{seed}", rng, each_state=each_state)
-        assert compared
+        rng = random.Random(seed)
+        assert _compare_swapped_plays(
+            variant_key, f"sampler-hidden-{seed}", rng, limit=12, check=check
+        )
 
 
 # --------------------------------------------------------------------------- strength
