@@ -50,10 +50,12 @@ fi
 [ "$browser" = 1 ] || exit 0
 # Browser tests drive Chromium through Playwright in their own process (docs/conventions.md):
 # Playwright's event loop and pytest-asyncio's cannot share one. A module is one daphne server
-# and its tests share it, so a worker takes whole modules.
+# and its tests share it, so a worker takes whole modules. The photographs (scripts/screenshots.py)
+# are left out: they play the hands tests/browser/test_table.py plays, for three and a half
+# minutes of a CI run.
 ensure_command chromium chromium || { echo "!! skipping browser tests: no chromium"; exit 0; }
 set +e
-.venv/bin/python -m pytest -m browser -p no:asyncio -p no:cacheprovider \
+.venv/bin/python -m pytest -m "browser and not photos" -p no:asyncio -p no:cacheprovider \
     -n "$workers" --dist loadfile --timeout="${BROWSER_TEST_TIMEOUT:-300}" $(report browser)
 status=$?
 set -e

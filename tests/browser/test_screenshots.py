@@ -2,7 +2,9 @@
 768×1024 too), its screen photographed at
 the first decision, the first turn to play, a turn later and the result, into
 ``$BROWSER_ARTIFACTS`` (scripts/screenshots.py points it at ``screenshots/``). Run apart:
-``pytest -m browser -p no:asyncio``."""
+``pytest -m browser -p no:asyncio tests/browser/test_screenshots.py``. Marked ``photos``: the
+suite leaves it out (tests/browser/test_table.py plays a hand of every variant, at a phone's
+size too, and tests/browser/test_table_layout.py checks what a tap reaches at every size)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ CASES = [
 ]
 
 
+@pytest.mark.photos
 @pytest.mark.parametrize(("variant", "size"), CASES)
 def test_one_hand_photographed(browser, server, variant, size) -> None:
     width, height = SIZES[size]

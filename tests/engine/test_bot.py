@@ -52,9 +52,11 @@ def steady_search(monkeypatch):
     """The searches (classic3's endgame, the strong level's) without their wall-clock cut (a
     loaded machine would cut them at another sample than an idle one) and with few samples,
     the strong level's then all counted: a decision is then a function of the state and of
-    the rollouts' plan caches (``decide`` empties them first)."""
+    the rollouts' plan caches (``decide`` empties them first). Two samples: what a sample is
+    drawn from, not how many there are, is what these tests check, and classic3's search
+    then costs a CI run half a minute less."""
     monkeypatch.setattr(bot_module, "SEARCH_SECONDS", float("inf"))
-    monkeypatch.setattr(bot_module, "SEARCH_SAMPLES", 4)
+    monkeypatch.setattr(bot_module, "SEARCH_SAMPLES", 2)
     monkeypatch.setattr(bot_module, "STRONG_SECONDS", float("inf"))
     monkeypatch.setattr(bot_module, "STRONG_SAMPLES", 3)
     monkeypatch.setattr(bot_module, "STRONG_MIN_DEALS", 3)
@@ -498,9 +500,13 @@ class BotStrengthTests:
     @pytest.mark.parametrize(
         ("variant_key", "deals"), [("classic3", 40), ("qq5", 30), ("new5", 20), ("fenzhou5", 30)]
     )
-    def test_bots_beat_autoplay_on_fixed_deals_with_sides_swapped(self, variant_key, deals):
+    def test_bots_beat_autoplay_on_fixed_deals_with_sides_swapped(
+        self, variant_key, deals, steady_search
+    ):
         """托管 against itself wins exactly half of these games by construction; the bot must
-        win clearly more."""
+        win clearly more. With the search's samples counted, not timed, the games are the same
+        however loaded the machine (classic3's bot with 2 samples won 68 of 76 on an idle one,
+        with its 60 ms budget about the same)."""
         wins, games = bot_vs_autoplay(variant_key, deals)
         assert games >= deals
         assert wins / games >= 0.65, (wins, games)
