@@ -310,9 +310,13 @@ def template_key(template: Any, context: dict[str, Any], *, name: str) -> bytes 
     return memo_key(context.get, names, scope=name, language=context.get(LANGUAGE_KEY))
 
 
-def render_template(template: Any, context: dict[str, Any], *, name: str) -> str:
+def render_template(template: Any, context: dict[str, Any], *, name: str, keep: bool = True) -> str:
     """``template.render(context)`` (a backend template), reusing an identical rendering.
-    The context may name its language under ``LANGUAGE_KEY`` (the active one)."""
+    The context may name its language under ``LANGUAGE_KEY`` (the active one). ``keep``:
+    False renders without a key, for a partial whose renderings are hardly ever met again
+    (its key would cost more than it saves, and its renderings would crowd out the others)."""
+    if not keep:
+        return _render(template, context)
     return cached(template_key(template, context, name=name), lambda: _render(template, context))
 
 
