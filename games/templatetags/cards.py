@@ -1,6 +1,7 @@
-"""``{% card face "xs" %}``, ``{% cards faces "xs" %}``, ``{% hand_buttons cards can_play %}``
-and ``{% counter_rows counter %}``: card faces and the 记牌器's cells written by Python rather
-than by a partial.
+"""``{% card face "xs" %}``, ``{% cards faces "xs" %}`` and ``{% counter_rows counter %}``:
+card faces and the 记牌器's cells written by Python rather than by a partial; and the rows of
+them the hand region joins (games/templatetags/hand_region.py: ``hand_button_row``,
+``card_row``).
 
 As a partial, each face of a push's last plays, trick and bottom cost 40 µs to look up in the
 rendering memo (85 µs to render), and a seat's hand, a template loop over its 24 cards, took
@@ -66,11 +67,16 @@ def card(face: dict[str, Any], size: str = "") -> SafeString:
     return mark_safe(_face(face, size))  # every value in it is escaped
 
 
+def card_faces_html(faces: list[dict[str, Any]], size: str = "") -> str:
+    """A row of card faces, one after the other (as ``card`` for each), every value escaped."""
+    return "".join([_face(face, size) for face in faces])
+
+
 @register.simple_tag
 @pure_tag
 def cards(faces: list[dict[str, Any]], size: str = "") -> SafeString:
     """A row of card faces, one after the other (as ``card`` for each)."""
-    return mark_safe("".join([_face(face, size) for face in faces]))  # each escaped
+    return mark_safe(card_faces_html(faces, size))  # each escaped
 
 
 def _button(face: dict[str, Any], *, first: bool) -> str:
@@ -86,14 +92,20 @@ def _button(face: dict[str, Any], *, first: bool) -> str:
     return html
 
 
-@register.simple_tag
-@pure_tag
-def hand_buttons(cards: list[dict[str, Any]]) -> SafeString:
+def hand_button_row(cards: list[dict[str, Any]]) -> str:
     """The viewer's hand as one button per card (``key`` tells two equal cards apart); the
     first takes the keyboard focus. Whether it may be played now is the controls' to say
     (their ``data-can-play``): the hand stays as it is when only the turn moves."""
-    buttons = [_button(face, first=i == 0) for i, face in enumerate(cards)]
-    return mark_safe("".join(buttons))  # every value in them is escaped
+    return "".join([_button(face, first=i == 0) for i, face in enumerate(cards)])  # escaped
+
+
+def card_row(css_class: str, label: str, faces: list[dict[str, Any]]) -> str:
+    """A labelled row of small cards (the hand region's bottom and partner's hand); ``label``
+    is a translated text of ours, written unescaped as ``{% translate %}`` writes it."""
+    return (
+        f'<div class="{escape(css_class)}">\n<span class="muted">{label}</span>\n'
+        f'<span class="mini-row">{card_faces_html(faces, "xs")}</span>\n</div>'
+    )
 
 
 @register.simple_tag

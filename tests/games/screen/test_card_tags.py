@@ -7,6 +7,7 @@ from django.template import engines
 from django.utils import translation
 
 from games.screen.labels import card_face
+from games.templatetags.cards import card_row, hand_button_row
 
 
 def _render(source: str, **context) -> str:
@@ -53,7 +54,7 @@ def test_the_label_follows_the_language_and_is_escaped():
 def test_hand_buttons_focus_the_first_card_and_tell_equal_cards_apart():
     with translation.override("en"):
         cards = [{**card_face(code), "key": f"{code}-{i}"} for i, code in enumerate(["3c", "3c"])]
-        hand = _render("{% hand_buttons cards %}", cards=cards)
+        hand = hand_button_row(cards)
     assert hand.count("<button") == 2
     assert 'data-key="3c-0"' in hand and 'data-key="3c-1"' in hand
     assert hand.index('tabindex="0"') < hand.index('tabindex="-1"')
@@ -79,8 +80,15 @@ def test_a_hand_button_made_once_is_the_same_in_another_hand():
     with translation.override("en"):
         first = [{**card_face("5d"), "key": "5d-0"}, {**card_face("9s"), "key": "9s-1"}]
         alone = [{**card_face("9s"), "key": "9s-1"}]
-        both = _render("{% hand_buttons cards %}", cards=first)
+        both = hand_button_row(first)
         # the same card at the same place in another hand, now first: it takes the focus
-        again = _render("{% hand_buttons cards %}", cards=alone)
+        again = hand_button_row(alone)
     assert 'data-key="9s-1" aria-pressed="false" aria-label="9 of spades" tabindex="-1"' in both
     assert 'data-key="9s-1" aria-pressed="false" aria-label="9 of spades" tabindex="0"' in again
+
+
+def test_a_card_row_is_labelled_and_escapes_its_class():
+    with translation.override("en"):
+        row = card_row('own"bottom', "Bottom cards", [card_face("3c"), card_face("BJ")])
+    assert row.startswith('<div class="own&quot;bottom">\n<span class="muted">Bottom cards</span>')
+    assert row.count('class="pc pc-xs') == 2 and row.endswith("</span></span>\n</div>")
