@@ -271,6 +271,16 @@ def _codes(text: str | None) -> tuple[int, ...]:
     return parse_cards(text) if text else ()
 
 
+@lru_cache(maxsize=1024)
+def _ranks_played(plays: tuple[str | None, ...]) -> dict[int, int]:
+    """The copies of each rank among ``plays`` (their texts; None for a pass). Every view of
+    a push counts the same plays: once a state, not once a view. Read it, never change it."""
+    ranks: Counter[int] = Counter()
+    for text in plays:
+        ranks.update(card_rank(code) for code in _codes(text))
+    return dict(ranks)
+
+
 def _held_surely(shown: Counter[int], played: Iterable[int]) -> Counter[int]:
     """The copies of cards once shown in a seat's hand it must still hold: copies of one
     identity are alike, so each copy it has played since may have been a shown one."""
@@ -324,8 +334,6 @@ def unseen_counts(view: dict[str, Any]) -> list[int]:
     me = view["seat"]
     variant = find_variant(view["variant"], **view["options"])
     seen: Counter[int] = Counter(_codes(view.get("hand")))
-    for p in view.get("plays") or []:
-        seen.update(_codes(p["cards"]))
     if view.get("final_hands"):
         for seat, text in enumerate(view["final_hands"]):
             if seat != me:
@@ -334,7 +342,8 @@ def unseen_counts(view: dict[str, Any]) -> list[int]:
         for seat, cards in known_holdings(view).items():
             if seat != me:
                 seen.update(cards.elements())
-    by_rank: Counter[int] = Counter()
+    # the plays by rank, the same for every view of a state: counted once
+    by_rank = Counter(_ranks_played(tuple(p["cards"] for p in view.get("plays") or [])))
     for code, copies in seen.items():  # by identity: a push counts every view's cards
         by_rank[card_rank(code)] += copies
     per_rank = {r: variant.decks * (1 if r >= SJ else 4) for r in COUNTER_RANKS}
