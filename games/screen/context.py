@@ -8,7 +8,10 @@ to act, built from ``legal_actions`` for that seat only: those are made of his o
 
 The regions' builders live beside it: the seat panels and who sits where in
 games/screen/seats.py, the views in games/screen/seen.py, the controls' hints and buttons in
-games/screen/controls.py, the result panel in games/screen/result.py."""
+games/screen/controls.py, the result panel in games/screen/result.py. The controls and status
+partials hand the values they read to Python template tags that write their markup
+(games/templatetags/controls_html.py, status_html.py), as the card faces are written
+(games/templatetags/cards.py)."""
 
 from __future__ import annotations
 
@@ -199,7 +202,8 @@ def _status_panel(
     base_score: int,
     coefficient: int,
 ) -> dict[str, Any]:
-    """The status region: the phase, the stakes, the bottom as all see it, the step's clock."""
+    """The status region: the phase, the stakes, the bottom as all see it, the step's clock (the
+    status partial hands it whole to games/templatetags/status_html.py)."""
     phase = view.get("phase")
     variant = view["variant"]
     waiting = set(view.get("waiting") or [])

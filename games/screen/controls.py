@@ -1,5 +1,7 @@
 """The controls region's facts for the seat to act: its hint plays (from ``legal_actions`` for
-that seat only: made of his own cards) and one button per choice of a step before play."""
+that seat only: made of his own cards) and one button per choice of a step before play. The
+region's markup is written by games/templatetags/controls_html.py from these and the other
+context values its partial passes it."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ rendering memo (85 µs to render), and a seat's hand, a template loop over its 2
 0.57 ms to render; 0.28 ms now (bench/README.md, "Seventh round"). The markup is the same as
 the partial's was. Each face's HTML, and each hand button's, is made once per process (per
 card, label, so language, and size or place) and a row of them is joined from those snippets:
-no template loop runs per card.
+no template loop runs per card. The controls and status regions, written by Python the same way
+(controls_html.py, status_html.py), take their card faces from ``card`` and ``cards``.
 """
 
 from __future__ import annotations

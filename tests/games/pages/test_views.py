@@ -114,6 +114,18 @@ class TablePageTests:
         assert f'ws-connect="/ws/table/{table.pk}/"' in page
         assert 'id="table-seats"' in page and 'id="table-controls"' in page
 
+    def test_the_controls_forms_carry_the_page_s_csrf_token(self, client, room, player) -> None:
+        # the page's token (a lazy value of the request) goes into every form the controls
+        # post, as {% csrf_token %} wrote it
+        table = _seated_table(client, room)
+        page = client.get(reverse("table", args=[table.pk])).content.decode()
+        start = page.index('<div id="table-controls"')
+        controls = page[start : page.index('<div id="table-', start + 1)]
+        forms = re.findall(r'<form class="inline" method="post".*?</form>', controls)
+        assert len(forms) == 2  # fill with bots, leave
+        token = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="\w{64}">')
+        assert all(token.search(form) for form in forms)
+
     @pytest.mark.parametrize("lang", ["zh-hans", "zh-hant", "en"])
     def test_hand_page_shows_own_cards_only(self, client, room, player, lang) -> None:
         table, hand = _dealt(client, room)

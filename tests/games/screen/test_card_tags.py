@@ -1,9 +1,11 @@
-"""Card faces written by Python (games/templatetags/cards.py): the markup the table's CSS and
-script read, every text escaped."""
+"""The table's markup written by Python: card faces (games/templatetags/cards.py), the controls
+and the status regions (controls_html.py, status_html.py), the markup the table's CSS and script
+read, every text escaped."""
 
 from __future__ import annotations
 
 from django.template import engines
+from django.template.loader import render_to_string
 from django.utils import translation
 
 from games.screen.labels import card_face
@@ -92,3 +94,73 @@ def test_a_card_row_is_labelled_and_escapes_its_class():
         row = card_row('own"bottom', "Bottom cards", [card_face("3c"), card_face("BJ")])
     assert row.startswith('<div class="own&quot;bottom">\n<span class="muted">Bottom cards</span>')
     assert row.count('class="pc pc-xs') == 2 and row.endswith("</span></span>\n</div>")
+
+
+HOSTILE = '"><zz>&'
+ESCAPED = "&quot;&gt;&lt;zz&gt;&amp;"
+
+
+def test_the_controls_escape_every_value():
+    choices = [
+        {"act": HOSTILE, "value": HOSTILE, "label": HOSTILE, "style": HOSTILE, "card": None},
+        {"act": "call", "value": "3c", "label": HOSTILE, "style": "card", "card": card_face("3c")},
+    ]
+    ctx = {
+        "in_hand": True,
+        "my_turn": True,
+        "move_version": HOSTILE,
+        "hints_json": HOSTILE,
+        "choices": choices,
+        "status": {"phase": "call", "phase_label": HOSTILE},
+        "seated": True,
+        "table_id": 7,
+        "csrf_token": HOSTILE,
+    }
+    with translation.override("en"):
+        html = render_to_string("games/table/controls.html", ctx)
+    assert "<zz>" not in html
+    assert f'data-version="{ESCAPED}" data-hints="{ESCAPED}"' in html
+    assert f'aria-label="{ESCAPED}"' in html  # the choice group, named by the phase
+    assert (
+        f'name="act" value="{ESCAPED}"><input type="hidden" name="value" value="{ESCAPED}">' in html
+    )
+    assert f'<button type="submit" class="btn {ESCAPED}">{ESCAPED}</button>' in html
+    assert f'class="pick" aria-label="{ESCAPED}" title="{ESCAPED}"><span data-c="3c"' in html
+    assert f'name="csrfmiddlewaretoken" value="{ESCAPED}">' in html
+    assert 'action="/table/7/leave/" hx-post="/table/7/leave/"' in html
+
+
+def test_the_status_escapes_every_value():
+    face = card_face("9s")
+    status = {
+        "now": HOSTILE,
+        "phase_label": HOSTILE,
+        "multiplier": HOSTILE,
+        "multiplier_label": HOSTILE,
+        "multiplies": True,
+        "base_score": HOSTILE,
+        "coefficient": HOSTILE,
+        "bid": HOSTILE,
+        "deadline": HOSTILE,
+        "seconds": HOSTILE,
+        "face_up": {"card": face, "name": HOSTILE},
+        "marked": card_face("Th"),
+        "partner_mode_label": HOSTILE,
+        "grab_count": HOSTILE,
+        "bottom": [face],
+    }
+    ctx = {"in_hand": True, "version": HOSTILE, "table_version": HOSTILE, "status": status}
+    with translation.override("en"):
+        html = render_to_string("games/table/status.html", {**ctx, "hand_number": HOSTILE})
+    assert "<zz>" not in html
+    for escaped in (
+        f'data-table-version="{ESCAPED}" data-version="{ESCAPED}" data-now="{ESCAPED}"',
+        f"Hand {ESCAPED} ·</span> {ESCAPED}</span>",
+        f"<b>×{ESCAPED}</b>",
+        f'<b>{ESCAPED}×{ESCAPED}</b> <span class="muted">·</span> bid {ESCAPED}</span>',
+        f'data-deadline="{ESCAPED}" data-seconds="{ESCAPED}"',
+        f'<span class="muted">{ESCAPED}</span></span>',  # the face-up card's holder
+        f'<span class="st-item badge">{ESCAPED}</span>',
+        f"Grabs</span> <b>{ESCAPED}</b>",
+    ):
+        assert escaped in html
