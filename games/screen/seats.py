@@ -225,7 +225,13 @@ def title_name(titles: Sequence[Any], score: int) -> str:
 
 def player_infos(snapshot: TableSnapshot) -> list[SeatInfo]:
     """Who played each seat of the hand, under the name he played it (empty when the hand has
-    no player record): a seat's occupant now may be someone else, or nobody."""
+    no player record): a seat's occupant now may be someone else, or nobody. Built once per
+    language and snapshot, as ``seat_infos``."""
+    key = ("player_infos", get_language())
+    return snapshot.remembered(key, lambda: _player_infos(snapshot))
+
+
+def _player_infos(snapshot: TableSnapshot) -> list[SeatInfo]:
     seated = {
         s.user_id: (s.user.username, bool(s.user.is_bot))
         for s in snapshot.seats
