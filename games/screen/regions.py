@@ -3,7 +3,9 @@ same partials for a page load, an htmx request and a push. ``render_push`` rende
 of a snapshot for all its audiences: the shared regions once per language, a seat's own
 regions only when they changed. Each partial's root has ``hx-swap-oob="true"``, so the htmx
 websocket extension swaps each one in by id; the same partials make up the full page
-(templates/games/table.html). Pure: a snapshot in, HTML out.
+(templates/games/table.html). A seat panel's partial (seat.html) has its markup written by a
+template tag (games/templatetags/seat_panel.py): as a template it was the dearest partial of a
+push. Pure: a snapshot in, HTML out.
 """
 
 from __future__ import annotations
