@@ -3,7 +3,10 @@ same partials for a page load, an htmx request and a push. ``render_push`` rende
 of a snapshot for all its audiences: the shared regions once per language, a seat's own
 regions only when they changed. Each partial's root has ``hx-swap-oob="true"``, so the htmx
 websocket extension swaps each one in by id; the same partials make up the full page
-(templates/games/table.html). Pure: a snapshot in, HTML out.
+(templates/games/table.html). The partials a push renders most (the seat panel, the hand,
+the trick, the controls, the status) have their markup written by template tags
+(games/templatetags/): as templates they were most of a push's cost. Pure: a snapshot in,
+HTML out.
 """
 
 from __future__ import annotations

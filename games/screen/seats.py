@@ -1,5 +1,7 @@
 """The seat panels of the table screen and who sits where (from a snapshot's seat rows), with
-each seat's roles and decisions as one audience knows them: pure, it reads no database."""
+each seat's roles and decisions as one audience knows them: pure, it reads no database. A panel's
+HTML is written from its row by the ``seat_panel`` tag (games/templatetags/seat_panel.py) inside
+the partial templates/games/table/seat.html."""
 
 from __future__ import annotations
 
@@ -132,7 +134,8 @@ def seat_rows(
     """Each seat's panel, in seat order whoever looks: the page places them (the viewer's at
     the bottom) from the hand region's ``data-pov``, so every audience that knows the same of
     the seats is sent the same panels. ``in_play(seat)``: what a hand in play adds (cards left,
-    roles, last play, the clock)."""
+    roles, last play, the clock). Every row holds every key: the ``seat_panel`` tag reads them
+    all."""
     infos = {s.index: s for s in seats}
     rows = []
     for seat in range(n):

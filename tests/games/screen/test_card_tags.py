@@ -1,14 +1,17 @@
-"""The table's markup written by Python: card faces (games/templatetags/cards.py), the controls
-and the status regions (controls_html.py, status_html.py), the markup the table's CSS and script
-read, every text escaped."""
+"""The table's markup written by Python: card faces (games/templatetags/cards.py), the seat
+panels (seat_panel.py), the controls and the status regions (controls_html.py, status_html.py),
+the markup the table's CSS and script read, every text escaped."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from django.template import engines
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games.screen.labels import card_face
+from games.screen.labels import card_face, card_faces
+from games.screen.seats import SeatInfo, seat_rows
 from games.templatetags.cards import card_row, hand_button_row
 
 
@@ -164,3 +167,94 @@ def test_the_status_escapes_every_value():
         f"Grabs</span> <b>{ESCAPED}</b>",
     ):
         assert escaped in html
+
+
+@dataclass(frozen=True)
+class Rating:
+    shown: int
+    provisional: bool
+
+
+def _panel(info: SeatInfo, language: str, *, in_play: dict | None = None, **context) -> str:
+    """Seat ``info.index``'s panel (templates/games/table/seat.html) at a three-seat table, with
+    ``in_play``: what a hand in play shows on it."""
+    with translation.override(language):
+        row = seat_rows([info], 3, lambda seat: in_play or {})[info.index]
+        return render_to_string("games/table/seat.html", {"s": row, **context})
+
+
+def test_a_players_panel_shows_his_tags_in_the_readers_language_and_escapes_his_name():
+    ann = SeatInfo(
+        index=1,
+        name="<b>ann",
+        title="长工",
+        connected=False,
+        leaving=True,
+        rating=Rating(shown=1520, provisional=True),
+    )
+    play = {"count": 17, "waiting": True, "deadline": "2026-12-05T19:00:00+00:00"}
+    html = _panel(ann, "zh-hans", in_play=play)
+    assert (
+        '<section class="seat acting" data-seat="1" id="table-seat-1" aria-label="2 号座">' in html
+    )
+    assert (
+        '<span class="avatar" aria-hidden="true">&lt;</span><span class="nm">&lt;b&gt;ann' in html
+    )
+    assert '<span class="title">长工</span> <span class="rating provisional"' in html
+    assert 'title="等级分（暂定，“?”）：再打几局计分的牌局后就会稳定">1520</span>' in html
+    assert ' <span class="tag off">离线</span> <span class="tag">将离座</span></p>' in html
+    assert '<p class="seat-count" aria-label="17 张">' in html and "<b>17</b>" in html
+    assert (
+        '<span data-deadline="2026-12-05T19:00:00+00:00"><span class="clock-n">--</span>秒' in html
+    )
+    assert "hx-swap-oob" not in html and "<b>ann" not in html
+
+
+def test_a_house_bots_panel_shows_its_level_alone():
+    bot = SeatInfo(index=2, name="bot-3", is_bot=True, bot_level="强")
+    play = {"count": 1, "report": 1, "waiting": True, "role": "farmer", "role_badges": ["农民"]}
+    html = _panel(bot, "zh-hans", in_play=play, panel_oob=1)
+    assert (
+        'hx-swap-oob="true"' in html and '<span class="avatar bot" aria-hidden="true"><svg' in html
+    )
+    assert (
+        '<p class="seat-meta"><span class="tag bot-tag bot-level" title="机器人水平">强</span></p>'
+        in html
+    )
+    assert '<span class="tag role farmer">农民</span>' in html
+    assert (
+        '<span class="tag report" data-report="1" title="报牌：剩余张数">剩 1 张！</span>' in html
+    )
+    assert 'aria-label="1 张"' in html and "思考中" in html and "data-deadline" not in html
+    with translation.override("en"):
+        assert 'aria-label="1 card"' in _panel(bot, "en", in_play=play)
+
+
+def test_an_empty_seat_offers_to_sit_or_add_a_bot_between_hands_only():
+    free = SeatInfo(index=0)
+    between = _panel(free, "en", table_id=7, in_hand=False, csrf_token='t"k')
+    assert '<p class="seat-name muted">Seat 1 · free</p>' in between
+    token = '<input type="hidden" name="csrfmiddlewaretoken" value="t&quot;k">'
+    assert (
+        f'<form class="seat-sit" method="post" action="/table/7/sit/" hx-post="/table/7/sit/">'
+        f'{token}<input type="hidden" name="seat" value="0">' in between
+    )
+    assert 'action="/table/7/bot/"' in between and between.count(token) == 2
+    assert "csrfmiddlewaretoken" not in _panel(free, "en", table_id=7, csrf_token="NOTPROVIDED")
+    playing = _panel(free, "en", table_id=7, in_hand=True, hand_over=False, csrf_token="x")
+    assert "<form" not in playing and 'class="seat empty"' in playing
+    assert "<form" in _panel(free, "en", table_id=7, in_hand=True, hand_over=True)
+
+
+def test_a_seats_last_play_shows_unless_it_is_the_top_and_a_shown_hand_shows():
+    lily = SeatInfo(index=0, name="Lily")
+    with translation.override("en"):
+        faces = card_faces("3c 3d")
+    last = {"last": {"passed": False, "cards": faces}, "shown": faces}
+    html = _panel(lily, "en", in_play=last)
+    assert html.count('class="pc pc-xs') == 4  # its last play and its shown hand
+    assert '<p class="seat-shown" title="Shown to everyone"><span class="tag">Shown hand' in html
+    on_top = _panel(lily, "en", in_play={**last, "is_top": True})
+    assert "seat-last" not in on_top
+    passed = _panel(lily, "en", in_play={"last": {"passed": True, "cards": []}})
+    assert '<p class="seat-last"><span class="pass-chip">Pass</span></p>' in passed
