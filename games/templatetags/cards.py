@@ -68,16 +68,11 @@ def card(face: dict[str, Any], size: str = "") -> SafeString:
     return mark_safe(_face(face, size))  # every value in it is escaped
 
 
-def card_faces_html(faces: list[dict[str, Any]], size: str = "") -> str:
-    """A row of card faces, one after the other (as ``card`` for each), every value escaped."""
-    return "".join([_face(face, size) for face in faces])
-
-
 @register.simple_tag
 @pure_tag
 def cards(faces: list[dict[str, Any]], size: str = "") -> SafeString:
     """A row of card faces, one after the other (as ``card`` for each)."""
-    return mark_safe(card_faces_html(faces, size))  # each escaped
+    return mark_safe("".join([_face(face, size) for face in faces]))  # each escaped
 
 
 def _button(face: dict[str, Any], *, first: bool) -> str:
@@ -105,7 +100,7 @@ def card_row(css_class: str, label: str, faces: list[dict[str, Any]]) -> str:
     is a translated text of ours, written unescaped as ``{% translate %}`` writes it."""
     return (
         f'<div class="{escape(css_class)}">\n<span class="muted">{label}</span>\n'
-        f'<span class="mini-row">{card_faces_html(faces, "xs")}</span>\n</div>'
+        f'<span class="mini-row">{cards(faces, "xs")}</span>\n</div>'
     )
 
 

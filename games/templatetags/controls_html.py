@@ -12,18 +12,16 @@ value is escaped.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from django import template
-from django.urls import get_script_prefix, reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card
+from games.templatetags.markup import csrf_input, in_language, table_url
 
 register = template.Library()
 
@@ -34,22 +32,6 @@ _CHOICE = (
 )
 # language -> the region's fixed phrases and the markup made of them alone
 _phrases: dict[str, dict[str, str]] = {}
-
-
-def _phrases_of_language() -> dict[str, str]:
-    language = get_language()
-    phrases = _phrases.get(language)
-    if phrases is None:
-        phrases = _phrases[language] = _fixed_markup()
-    return phrases
-
-
-def _csrf_input(csrf_token: Any) -> str:
-    """What ``{% csrf_token %}`` writes for ``csrf_token`` (a form posted without one is
-    refused: the page has it, a push has none to give)."""
-    if not csrf_token or csrf_token == "NOTPROVIDED":
-        return ""
-    return f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(csrf_token)}">'
 
 
 def _pass_form(style: str, disabled: str) -> str:
@@ -116,15 +98,8 @@ def _fixed_markup() -> dict[str, str]:
     }
 
 
-@functools.lru_cache(maxsize=1024)
-def _table_url(url_name: str, table_id: Any, script_prefix: str) -> str:
-    # a ``reverse`` takes some 25 µs, more than the rest of the region: a table's few URLs are
-    # kept (``reverse`` writes the script prefix in, so it is part of the key)
-    return escape(reverse(url_name, args=[table_id]))
-
-
 def _post_form(url_name: str, table_id: Any, inside: str, *, extra: str = "") -> str:
-    url = _table_url(url_name, table_id, get_script_prefix())
+    url = table_url(url_name, table_id)
     return (
         f'<form class="inline" method="post" action="{url}" hx-post="{url}"{extra}>{inside}</form>'
     )
@@ -170,7 +145,7 @@ def controls_region(
     """The controls region: in a hand, the seat's moves (its turn's play row, or its choice
     buttons) and its auto-play and leave buttons; between hands, deal, fill, leave or sit.
     ``phase``, ``phase_label``: the status's (the choice group's name)."""
-    words = _phrases_of_language()
+    words = in_language(_phrases, _fixed_markup)
     head = '<div id="table-controls" class="table-controls"'
     if oob:
         head += ' hx-swap-oob="true"'
@@ -186,7 +161,7 @@ def controls_region(
     if cant_beat:
         head += ' data-cant-beat="1"'
     lines = [head + ">"]
-    csrf = _csrf_input(csrf_token)
+    csrf = csrf_input(csrf_token)
     if in_hand and not finished:
         if my_turn:
             lines.append(words["your_turn"])

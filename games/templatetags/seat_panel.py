@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import template
-from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, gettext, ngettext, pgettext
+from django.utils.translation import gettext, ngettext, pgettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import cards
+from games.templatetags.markup import csrf_input, in_language, table_url
 
 register = template.Library()
 
@@ -43,8 +43,6 @@ _BOT_AVATAR = (
     "</svg>"
 )
 _CLOCK = '<p class="seat-clock" aria-hidden="true"><span class="dot"></span>'
-# the form a seat's token is posted in, as {% csrf_token %} writes it
-_CSRF_INPUT = '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
 
 
 @dataclass
@@ -93,14 +91,6 @@ class _Snippets:
 
 
 _snippets: dict[str, _Snippets] = {}
-
-
-def _language_snippets() -> _Snippets:
-    language = get_language()
-    found = _snippets.get(language)
-    if found is None:
-        found = _snippets[language] = _translated_snippets()
-    return found
 
 
 def _translated_snippets() -> _Snippets:
@@ -157,7 +147,7 @@ def seat_panel(
 ) -> SafeString:
     """One seat's ``<section>``, the same for every viewer (the module's docstring says what
     each argument is)."""
-    words = _language_snippets()
+    words = in_language(_snippets, _translated_snippets)
     index = escape(s["index"])
     seat_label = words.seat_label(s["number"])
     classes = ""
@@ -185,12 +175,10 @@ def seat_panel(
 def _seat_forms(words: _Snippets, index: str, table_id: Any, csrf_token: Any) -> list[str]:
     """Both forms, the same for every viewer: table.css shows a spectator the first, a player
     the second."""
-    token = ""
-    if csrf_token and csrf_token != "NOTPROVIDED":
-        token = _CSRF_INPUT.format(escape(csrf_token))
+    token = csrf_input(csrf_token)
     seat_input = f'<input type="hidden" name="seat" value="{index}">'
-    sit = escape(reverse("table_sit", args=[table_id]))
-    add_bot = escape(reverse("table_add_bot", args=[table_id]))
+    sit = table_url("table_sit", table_id)
+    add_bot = table_url("table_add_bot", table_id)
     return [
         f'<form class="seat-sit" method="post" action="{sit}" hx-post="{sit}">{token}'
         f'{seat_input}<button type="submit" class="btn sm">{words.sit_here}</button></form>',

@@ -15,11 +15,12 @@ from typing import Any
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card, cards
+from games.templatetags.markup import in_language
 
 register = template.Library()
 
@@ -27,31 +28,27 @@ register = template.Library()
 _phrases: dict[str, dict[str, str]] = {}
 
 
-def _phrases_of_language() -> dict[str, str]:
-    language = get_language()
-    phrases = _phrases.get(language)
-    if phrases is None:
-        phrases = _phrases[language] = {
-            "hand": _("Hand %(n)s"),
-            "bid": _("bid %(n)s"),
-            "multiplier": _("Current multiplier"),
-            "stake_title": _("Base score × room coefficient"),
-            "stake": '<span class="muted">' + _("Stake") + "</span>",
-            # the clock's end: its label and its unit (xgettext reads no call inside an f-string)
-            "clock": 'role="timer" aria-label="'
-            + _("Time left")
-            + '"><span class="clock-n">--</span><span class="muted">'
-            + pgettext("seconds", "s")
-            + "</span></span>",
-            "face_up": _("Face-up card"),
-            "looking_for": _("Looking for"),
-            "called": _("Called card"),
-            "grabs": _("Grabs"),
-            "bottom": _("Bottom cards"),
-            "ready": _("Everyone is seated: ready to deal"),
-            "waiting": _("Waiting for players"),
-        }
-    return phrases
+def _fixed_phrases() -> dict[str, str]:
+    return {
+        "hand": _("Hand %(n)s"),
+        "bid": _("bid %(n)s"),
+        "multiplier": _("Current multiplier"),
+        "stake_title": _("Base score × room coefficient"),
+        "stake": '<span class="muted">' + _("Stake") + "</span>",
+        # the clock's end: its label and its unit (xgettext reads no call inside an f-string)
+        "clock": 'role="timer" aria-label="'
+        + _("Time left")
+        + '"><span class="clock-n">--</span><span class="muted">'
+        + pgettext("seconds", "s")
+        + "</span></span>",
+        "face_up": _("Face-up card"),
+        "looking_for": _("Looking for"),
+        "called": _("Called card"),
+        "grabs": _("Grabs"),
+        "bottom": _("Bottom cards"),
+        "ready": _("Everyone is seated: ready to deal"),
+        "waiting": _("Waiting for players"),
+    }
 
 
 def _muted(text: str) -> str:
@@ -135,7 +132,7 @@ def status_region(
     """The status region: a hand's phase, stakes, clock and cards of note (``status``, from
     context.py), or between hands whether it can be dealt and the room's stake (``base_score``,
     ``coefficient``)."""
-    words = _phrases_of_language()
+    words = in_language(_phrases, _fixed_phrases)
     head = '<div id="table-status" class="table-status"'
     if oob:
         head += ' hx-swap-oob="true"'

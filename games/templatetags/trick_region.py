@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from games.screen.render_cache import pure_tag
-from games.templatetags.cards import card_faces_html
+from games.templatetags.cards import cards
 
 register = template.Library()
 
@@ -25,7 +25,7 @@ def _top(top: dict[str, Any]) -> str:
     effect = f' data-effect="{escape(top["effect"])}"' if top["effect"] else ""
     return (
         f'<div class="{css}"{effect}>\n'
-        f'<div class="top-cards">{card_faces_html(top["cards"], "sm")}</div>\n'
+        f'<div class="top-cards">{cards(top["cards"], "sm")}</div>\n'
         f'<p class="top-who"><b>{escape(top["name"])}</b> · {escape(top["kind"])}</p>\n'
         "</div>"
     )
