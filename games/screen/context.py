@@ -289,9 +289,15 @@ def _own_hand(
         "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
-        "counter": counter_columns(view["unseen"]) if "unseen" in view else None,
+        **counter_context(view),
         "hints_json": json.dumps(hint_plays),
     }
+
+
+def counter_context(view: dict[str, Any]) -> dict[str, Any]:
+    """What the 记牌器 region reads, from its seat's view: all a push needs to build for a seat
+    whose counter alone changed (``regions.COUNTER_ONLY``)."""
+    return {"counter": counter_columns(view["unseen"]) if "unseen" in view else None}
 
 
 # The on-screen effect of a play that beats the table with a flourish (table.css, table.js):

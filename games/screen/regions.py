@@ -23,7 +23,7 @@ from django.utils.translation import get_language
 from games.engine.flows import flow_for
 from games.reads.snapshot import TableSnapshot
 from games.screen import render_cache
-from games.screen.context import table_context
+from games.screen.context import counter_context, table_context
 from games.screen.controls import with_hints
 from games.screen.seats import held_seat, seat_infos, seat_panels
 from games.screen.seen import seen_by
@@ -151,8 +151,8 @@ def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | tuple[s
     time whose view differs only in what the shared regions show has not: most seats of most
     pushes. One whose view differs besides only in its unseen cards, in the same phase of
     play and the same revealed state (what its context reads of the state), has only its
-    记牌器 changed: ``COUNTER_ONLY``, the seat's regions to send, with no context of the state
-    before to build and compare."""
+    记牌器 changed: ``COUNTER_ONLY``, the seat's regions to send, rendered from its view alone
+    (no screen context of either state to build and compare)."""
     before, after = snapshot.before, snapshot.state
     if before is None or after is None or not held_seat(snapshot.holders, seat, user):
         return None
@@ -243,6 +243,10 @@ def render_push(
                 moved = None if before is None else _seat_moved(snapshot, seat, user)
                 if moved is False:
                     continue
+                if moved == COUNTER_ONLY:  # no screen to build: the counter reads one fact
+                    ctx = counter_context(seen_by(snapshot.state, seat))
+                    contexts.setdefault(COUNTER_ONLY, []).append((seat, ctx))
+                    continue
                 seen = partial(
                     table_context,
                     seat_index=seat,
@@ -252,9 +256,7 @@ def render_push(
                 )
                 ctx = seen(snapshot=snapshot)
                 names: tuple[str, ...] = OWN_REGIONS
-                if isinstance(moved, tuple):
-                    names = moved
-                elif before is not None:
+                if before is not None:
                     names = own_regions_changed(seen(snapshot=before), ctx)
                     if moved:  # the turn came or went: its controls carry the new hints
                         names = tuple(n for n in OWN_REGIONS if n in names or n == "controls")
