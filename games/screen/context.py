@@ -18,9 +18,11 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games.engine.combos import BOMB_KINDS
@@ -248,6 +250,17 @@ def _bottoms(view: dict[str, Any], state: HandState | None) -> tuple[Any, Any]:
     return bottom, own_bottom
 
 
+@lru_cache(maxsize=4096)
+def hand_faces(text: str | None, language: str) -> tuple[dict[str, Any], ...]:
+    """A seat's hand as card faces, each with the ``key`` that tells two equal cards apart:
+    made once per hand and language, where every context of the seat made it again (a hand
+    stays the same through the others' moves). Read them, never change them."""
+    faces = card_faces(text)
+    for i, card in enumerate(faces):
+        card["key"] = f"{card['code']}-{i}"
+    return tuple(faces)
+
+
 def _own_hand(
     view: dict[str, Any], state: HandState | None, *, own_bottom: Any, hints: bool
 ) -> dict[str, Any]:
@@ -256,9 +269,7 @@ def _own_hand(
     me = view.get("seat")
     variant = view["variant"]
     phase = view.get("phase")
-    hand_cards = card_faces(view.get("hand")) if me is not None else []
-    for i, card in enumerate(hand_cards):
-        card["key"] = f"{card['code']}-{i}"
+    hand_cards = hand_faces(view.get("hand"), get_language()) if me is not None else ()
     hint_plays = hint_plays_of(state, view) if hints else []
     my_role, my_role_badges = own_role(view)
     # what the seat knows of itself that the shared regions (the public view's) do not show:

@@ -243,7 +243,8 @@ def render_push(
                 moved = None if before is None else _seat_moved(snapshot, seat, user)
                 if moved is False:
                     continue
-                if moved == COUNTER_ONLY:  # no screen to build: the counter reads one fact
+                # the counter reads one fact of the seat's view: no screen context to build
+                if moved == COUNTER_ONLY and snapshot.state is not None:
                     ctx = counter_context(seen_by(snapshot.state, seat))
                     contexts.setdefault(COUNTER_ONLY, []).append((seat, ctx))
                     continue

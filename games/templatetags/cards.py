@@ -14,6 +14,7 @@ no template loop runs per card. The controls and status regions, written by Pyth
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import template
@@ -88,7 +89,7 @@ def _button(face: dict[str, Any], *, first: bool) -> str:
     return html
 
 
-def hand_button_row(cards: list[dict[str, Any]]) -> str:
+def hand_button_row(cards: Sequence[dict[str, Any]]) -> str:
     """The viewer's hand as one button per card (``key`` tells two equal cards apart); the
     first takes the keyboard focus. Whether it may be played now is the controls' to say
     (their ``data-can-play``): the hand stays as it is when only the turn moves."""

@@ -8,6 +8,7 @@ rendering memo keys it by them (``pure_tag``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import template
@@ -24,7 +25,7 @@ register = template.Library()
 
 def _head(
     *,
-    hand_cards: list[dict[str, Any]],
+    hand_cards: Sequence[dict[str, Any]],
     my_role: str | None,
     my_role_badges: list[str],
     my_partner_mode: str,
@@ -89,7 +90,7 @@ def hand_region(
     in_hand: bool,
     spectator: bool,
     finished: bool,
-    hand_cards: list[dict[str, Any]],
+    hand_cards: Sequence[dict[str, Any]],
     my_role: str | None,
     my_role_badges: list[str],
     my_partner_mode: str,
