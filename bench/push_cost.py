@@ -11,7 +11,10 @@ process's CPU clock. ``--profile`` / ``--profile-service`` print the dearest fun
   .venv/bin/python bench/push_cost.py --hands 5 --tree /work/wt-push-base   # another tree's code
 
 Per action it also prints the region renderings made (memo misses: templates actually run) and
-the bytes each socket at the table is sent: five seats and ``--spectators`` spectators (a
+the bytes each socket at the table is sent; per phase of play (the state's before the action:
+a qq5 hand's two 亮 steps, five 加倍 decisions and some 140 plays) the push's and the
+service's CPU and the bytes; with ``--templates`` each template's renderings and CPU per
+action (its includes counted in it too): five seats and ``--spectators`` spectators (a
 public frame as the consumer picks from it, whichever of the frame formats the tree uses: the
 two dict formats, or the values of games/push/frames.py).
 """
@@ -72,6 +75,9 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile the pushes")
     parser.add_argument("--sort", default="cumulative", help="profile order (pstats key)")
     parser.add_argument("--profile-service", action="store_true", help="profile the service")
+    parser.add_argument(
+        "--templates", action="store_true", help="time each template (adds to the figures)"
+    )
     parser.add_argument("--spectators", type=int, default=1, help="spectators watching")
     parser.add_argument("--tree", default=str(ROOT), help="the source tree whose code is run")
     args = parser.parse_args()
@@ -110,12 +116,21 @@ def main() -> None:
 
     renderings = 0
     template_render = template_base.Template.render
+    per_template: dict[str, tuple[int, float]] = {}  # name: (renderings, CPU seconds)
 
     def counted(self, context):  # type: ignore[no-untyped-def]
         nonlocal renderings
-        if getattr(self.origin, "template_name", None) in REGION_FILES:
+        name = getattr(self.origin, "template_name", None)
+        if name in REGION_FILES:
             renderings += 1
-        return template_render(self, context)
+        if not args.templates:
+            return template_render(self, context)
+        start = time.process_time()
+        try:
+            return template_render(self, context)
+        finally:
+            count, cpu = per_template.get(name, (0, 0.0))
+            per_template[name] = (count + 1, cpu + time.process_time() - start)
 
     template_base.Template.render = counted
     room = make_room(args.variant)
@@ -138,6 +153,7 @@ def main() -> None:
     action_ms: list[float] = []
     push_ms: list[float] = []
     frame_bytes: list[int] = []
+    phases: list[str] = []  # each action's phase (the state's before it)
     profiler = None
     if args.profile:
         import cProfile
@@ -192,6 +208,7 @@ def main() -> None:
         while (hand := active_hand(table)) is not None:
             state = hand_state(hand)
             seat = next(s for s in waiting_seats(state) if s in users)
+            phases.append(state.phase)
             pushed_before = len(push_ms)
             bytes_before = len(frame_bytes)
             rendered_before = renderings
@@ -226,6 +243,14 @@ def main() -> None:
     print(line("service", service_ms))
     print(line("push", push_ms))
     print(line("action", action_ms))
+    for phase in dict.fromkeys(phases):
+        picked = [i for i, p in enumerate(phases) if p == phase]
+        kib = statistics.fmean(bytes_per_socket[i] for i in picked) / 1024
+        print(
+            line(f"push {phase}"[:10], [action_ms[i] - service_ms[i] for i in picked]),
+            f"service p50 {statistics.median(service_ms[i] for i in picked):.2f} ms,",
+            f"{kib:.2f} KiB per socket",
+        )
     print(
         f"{'renders':>10}: mean {statistics.fmean(renderings_per_action):.1f} region renderings"
         " per action (memo misses)"
@@ -242,6 +267,8 @@ def main() -> None:
             f" {size / max(kept, 1) / 1024:.1f} KiB each (at most"
             f" {render_cache.CACHE_BYTES / 2**20:.0f} MiB)"
         )
+    for name, (count, cpu) in sorted(per_template.items(), key=lambda item: -item[1][1]):
+        print(f"{count:>10} renderings of {name}: {cpu * 1000 / len(action_ms):.3f} ms per action")
     if profiler:
         import pstats
 
