@@ -33,6 +33,8 @@ from games.screen.seen import seen_by
 SHARED_REGIONS = ("status", "seats", "trick")
 OWN_REGIONS = ("hand", "controls", "result", "counter")
 REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
+# what a push compares of a seat asked to decide before it or after it (its controls go anyway)
+MOVED_COMPARED = tuple(name for name in OWN_REGIONS if name != "controls")
 # a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them
 MOVE_REGIONS = ("status", "seat_panels", "trick")
 # Regions whose renderings are not kept: a push's status reads the clock (``status.now``), so
@@ -94,14 +96,16 @@ def render_regions_shared(
     return ["".join(parts) for parts in out]
 
 
-def own_regions_changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, ...]:
-    """The seat's own regions that read anything different in ``after`` than in ``before``
-    (two contexts of its seat, built with ``hints=False`` and ``own_only``): decided from the
-    values its templates read, as the render memo keys them, so it depends on what that seat
-    may know and nothing else. Most moves change only his 记牌器, if anything."""
+def own_regions_changed(
+    before: dict[str, Any], after: dict[str, Any], *, names: Sequence[str] = OWN_REGIONS
+) -> tuple[str, ...]:
+    """The seat's own regions of ``names`` that read anything different in ``after`` than in
+    ``before`` (two contexts of its seat, built with ``hints=False`` and ``own_only``): decided
+    from the values its templates read, as the render memo keys them, so it depends on what
+    that seat may know and nothing else. Most moves change only his 记牌器, if anything."""
     language = get_language()
     changed = []
-    for name in OWN_REGIONS:
+    for name in names:
         path = f"games/table/{name}.html"
         keys = [
             render_cache.template_key(
@@ -258,9 +262,14 @@ def render_push(
                 ctx = seen(snapshot=snapshot)
                 names: tuple[str, ...] = OWN_REGIONS
                 if before is not None:
-                    names = own_regions_changed(seen(snapshot=before), ctx)
-                    if moved:  # the turn came or went: its controls carry the new hints
-                        names = tuple(n for n in OWN_REGIONS if n in names or n == "controls")
+                    if moved:
+                        # the turn came or went: its controls carry the new hints, sent anyway
+                        changed = own_regions_changed(
+                            seen(snapshot=before), ctx, names=MOVED_COMPARED
+                        )
+                        names = tuple(n for n in OWN_REGIONS if n in changed or n == "controls")
+                    else:
+                        names = own_regions_changed(seen(snapshot=before), ctx)
                     if not names:
                         continue
                 contexts.setdefault(names, []).append((seat, with_hints(ctx, snapshot.state)))
