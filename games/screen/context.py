@@ -307,7 +307,7 @@ def _own_hand(
 
 def counter_context(view: dict[str, Any]) -> dict[str, Any]:
     """What the 记牌器 region reads, from its seat's view: all a push needs to build for a seat
-    whose counter alone changed (``regions.COUNTER_ONLY``)."""
+    whose counter alone changed (``regions.SeatChange.COUNTER``)."""
     return {"counter": counter_columns(view["unseen"]) if "unseen" in view else None}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 from functools import partial
 from typing import Any
 
@@ -147,25 +148,33 @@ _COUNTER_ONLY_KEYS = frozenset(("unseen",))
 COUNTER_ONLY = ("counter",)
 
 
-def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | tuple[str, ...] | None:
-    """Whether a seat's own regions changed since ``snapshot.before``, where that is cheap to
-    tell from its views (None: compare its regions). A seat asked to decide before the push
-    or after it has: it decided, or its controls came (which of its other regions changed is
-    still compared: the hand is not sent again when only the turn moves). One asked neither
-    time whose view differs only in what the shared regions show has not: most seats of most
-    pushes. One whose view differs besides only in its unseen cards, in the same phase of
-    play and the same revealed state (what its context reads of the state), has only its
-    记牌器 changed: ``COUNTER_ONLY``, the seat's regions to send, rendered from its view alone
-    (no screen context of either state to build and compare)."""
+class SeatChange(Enum):
+    """What a push tells from a seat's two views (before and after) of its own regions."""
+
+    NONE = "none"  # its view differs only in what the shared regions show: nothing to send
+    COUNTER = "counter"  # only its unseen cards: the 记牌器, rendered from its view alone
+    ASKED = "asked"  # asked to decide before or after: its controls, and its others that changed
+    COMPARE = "compare"  # its regions' contexts before and after are to be compared
+
+
+def _seat_change(snapshot: TableSnapshot, seat: int, user: Any) -> SeatChange:
+    """How a seat's own regions changed since ``snapshot.before``, where that is cheap to tell
+    from its views. A seat asked to decide before the push or after it has decided, or its
+    controls came (which of its other regions changed is still compared: the hand is not sent
+    again when only the turn moves). One asked neither time whose view differs only in what
+    the shared regions show has not changed: most seats of most pushes. One whose view differs
+    besides only in its unseen cards, in the same phase of play and the same revealed state
+    (what its context reads of the state), has only its 记牌器 changed (no screen context of
+    either state to build and compare)."""
     before, after = snapshot.before, snapshot.state
     if before is None or after is None or not held_seat(snapshot.holders, seat, user):
-        return None
+        return SeatChange.COMPARE
     views = [seen_by(state, seat) for state in (before, after)]
     if any(seat in view["waiting"] for view in views):
-        return True
+        return SeatChange.ASKED
     old, new = ({k: v for k, v in view.items() if k not in _SHARED_ONLY_KEYS} for view in views)
     if old == new:
-        return False
+        return SeatChange.NONE
     differing = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
     if (
         differing <= _COUNTER_ONLY_KEYS
@@ -173,8 +182,8 @@ def _seat_moved(snapshot: TableSnapshot, seat: int, user: Any) -> bool | tuple[s
         and before.revealed == after.revealed
         and before.phase not in flow_for(after.variant).simultaneous_phases
     ):
-        return COUNTER_ONLY
-    return None
+        return SeatChange.COUNTER
+    return SeatChange.COMPARE
 
 
 def changed_panels(
@@ -244,11 +253,12 @@ def render_push(
             # the seats' contexts by the regions each is sent
             contexts: dict[tuple[str, ...], list[tuple[int, dict[str, Any]]]] = {}
             for seat, user in group:
-                moved = None if before is None else _seat_moved(snapshot, seat, user)
-                if moved is False:
+                change = SeatChange.COMPARE
+                if before is not None:
+                    change = _seat_change(snapshot, seat, user)
+                if change is SeatChange.NONE:
                     continue
-                # the counter reads one fact of the seat's view: no screen context to build
-                if moved == COUNTER_ONLY and snapshot.state is not None:
+                if change is SeatChange.COUNTER and snapshot.state is not None:
                     ctx = counter_context(seen_by(snapshot.state, seat))
                     contexts.setdefault(COUNTER_ONLY, []).append((seat, ctx))
                     continue
@@ -261,15 +271,12 @@ def render_push(
                 )
                 ctx = seen(snapshot=snapshot)
                 names: tuple[str, ...] = OWN_REGIONS
-                if before is not None:
-                    if moved:
-                        # the turn came or went: its controls carry the new hints, sent anyway
-                        changed = own_regions_changed(
-                            seen(snapshot=before), ctx, names=MOVED_COMPARED
-                        )
-                        names = tuple(n for n in OWN_REGIONS if n in changed or n == "controls")
-                    else:
-                        names = own_regions_changed(seen(snapshot=before), ctx)
+                if before is not None and change is SeatChange.ASKED:
+                    # the turn came or went: its controls carry the new hints, sent anyway
+                    changed = own_regions_changed(seen(snapshot=before), ctx, names=MOVED_COMPARED)
+                    names = tuple(n for n in OWN_REGIONS if n in changed or n == "controls")
+                elif before is not None:
+                    names = own_regions_changed(seen(snapshot=before), ctx)
                     if not names:
                         continue
                 contexts.setdefault(names, []).append((seat, with_hints(ctx, snapshot.state)))
