@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
@@ -236,9 +237,15 @@ COUNTER_RANK_LABELS = (
 def counter_columns(unseen: Sequence[int]) -> list[dict[str, Any]]:
     """The 记牌器 as template data: each rank's label and the copies still unseen."""
     return [
-        {"rank": str(label), "left": left}
-        for label, left in zip(COUNTER_RANK_LABELS, unseen, strict=True)
+        {"rank": label, "left": left}
+        for label, left in zip(_counter_rank_labels(get_language()), unseen, strict=True)
     ]
+
+
+@lru_cache(maxsize=16)
+def _counter_rank_labels(language: str | None) -> tuple[str, ...]:
+    # translated once per language (the active one), not on every seat's counter of every push
+    return tuple(str(label) for label in COUNTER_RANK_LABELS)
 
 
 def card_faces(text: str | None) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ no template loop runs per card. The controls and status regions, written by Pyth
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from django import template
@@ -111,6 +112,13 @@ def counter_rows(counter: list[dict[str, Any]]) -> SafeString:
     """The 记牌器's two rows (labels.counter_columns): each rank, then the copies still unseen
     (a rank with none left marked ``none``). Two template loops over its 15 ranks cost more than
     the rest of the region, which changes with nearly every play."""
-    ranks = "".join([f'<th scope="col">{escape(c["rank"])}</th>' for c in counter])
-    left = "".join([f"<td{'' if c['left'] else _NONE}>{escape(c['left'])}</td>" for c in counter])
+    ranks = _rank_row(tuple(c["rank"] for c in counter))
+    # a count is an integer (``:d`` refuses anything else): nothing in it to escape
+    left = "".join([f"<td{'' if c['left'] else _NONE}>{c['left']:d}</td>" for c in counter])
     return mark_safe(f"<tr>{ranks}</tr>\n    <tr>{left}</tr>")  # every value in it is escaped
+
+
+@lru_cache(maxsize=16)
+def _rank_row(ranks: tuple[str, ...]) -> str:
+    # the same 15 labels in every counter of a language: escaped and joined once
+    return "".join([f'<th scope="col">{escape(rank)}</th>' for rank in ranks])
