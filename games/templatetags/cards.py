@@ -98,8 +98,8 @@ def hand_button_row(cards: Sequence[dict[str, Any]]) -> str:
 
 
 def card_row(css_class: str, label: str, faces: list[dict[str, Any]]) -> str:
-    """A labelled row of small cards (the hand region's bottom and partner's hand); ``label``
-    is a translated text of ours, written unescaped as ``{% translate %}`` writes it."""
+    """A labelled row of small cards (the hand region's bottom and partner's hand); ``label``:
+    its translated words, escaped already (the hand region escapes them once per language)."""
     return (
         f'<div class="{escape(css_class)}">\n<span class="muted">{label}</span>\n'
         f'<span class="mini-row">{cards(faces, "xs")}</span>\n</div>'

@@ -5,9 +5,9 @@ A push renders the controls of every audience: as a template they cost about 0.3
 mostly the template language's own work (issue #37). The markup is the one the template wrote,
 as ``render_cache.squeezed`` leaves it: one line break wherever the template had white space
 holding one. The tag is given each context value the region reads, and nothing else, so the
-rendering memo keys it by those (``pure_tag``). Its fixed phrases are translated once per process
-and language; the literal phrases go in unescaped, as ``{% translate %}`` puts them, and every
-value is escaped.
+rendering memo keys it by those (``pure_tag``). Its fixed phrases are translated and escaped once
+per process and language (a translation is text: a translator's ``&`` or ``<`` must not break the
+page), and every value is escaped.
 """
 
 from __future__ import annotations
@@ -30,14 +30,16 @@ _CHOICE = (
     '<form ws-send class="inline">\n' + _ACT.replace("{}", "{act}") + '<input type="hidden" '
     'name="value" value="{value}">\n{button}\n</form>'
 )
-# language -> the region's fixed phrases and the markup made of them alone
+# language -> the region's fixed phrases, escaped, and the markup made of them alone
 _phrases: dict[str, dict[str, str]] = {}
 
 
 def _pass_form(style: str, disabled: str) -> str:
     return (
         '<form ws-send class="inline" id="pass-form">\n' + _ACT.format("pass") + "\n"
-        f'<button type="submit" class="btn {style}"{disabled}>' + _("Pass") + "</button>\n</form>"
+        f'<button type="submit" class="btn {style}"{disabled}>'
+        + escape(_("Pass"))
+        + "</button>\n</form>"
     )
 
 
@@ -46,12 +48,12 @@ def _play_row(*, can_pass: bool) -> str:
         '<div class="ctl-row play-row">\n'
         + _pass_form("secondary", "" if can_pass else " disabled")
         + '\n<button type="button" class="btn ghost" id="hint-btn" aria-keyshortcuts="h">'
-        + _("Hint")
+        + escape(_("Hint"))
         + '</button>\n<form ws-send class="inline" id="play-form">\n'
         + _ACT.format("play")
         + '<input type="hidden" name="cards" value="" id="play-cards">\n'
         '<button type="submit" class="btn primary" id="play-btn" disabled>'
-        + _("Play")
+        + escape(_("Play"))
         + "</button>\n</form>\n</div>"
     )
 
@@ -63,38 +65,46 @@ def _fixed_markup() -> dict[str, str]:
         'value="{value}">\n{button}\n</form>'
     )
     return {
-        "your_turn": '<p class="visually-hidden" role="status">' + _("Your turn") + "</p>",
+        "your_turn": '<p class="visually-hidden" role="status">' + escape(_("Your turn")) + "</p>",
         "cant_beat": (
             '<div class="ctl-row play-row cant-beat">\n<p class="ctl-prompt" id="cant-beat" '
-            'role="status">' + _("Can't beat") + "</p>\n" + _pass_form("primary", "") + "\n</div>"
+            'role="status">'
+            + escape(_("Can't beat"))
+            + "</p>\n"
+            + _pass_form("primary", "")
+            + "\n</div>"
         ),
-        "lead": '<p class="ctl-prompt">' + _("Your lead: play any combination") + "</p>",
+        "lead": '<p class="ctl-prompt">' + escape(_("Your lead: play any combination")) + "</p>",
         "play_row": _play_row(can_pass=True),
         "play_row_no_pass": _play_row(can_pass=False),
         "call": '<p class="ctl-prompt">'
-        + _("Call a card: its other copy's holder becomes your partner")
+        + escape(_("Call a card: its other copy's holder becomes your partner"))
         + "</p>",
         "grab": '<p class="ctl-prompt">'
-        + _("Grab the landlord with a pair or triple of the face-up rank or of jokers")
+        + escape(_("Grab the landlord with a pair or triple of the face-up rank or of jokers"))
         + "</p>",
-        "wait": '<p class="ctl-wait muted">' + _("Waiting for the others") + "</p>",
+        "wait": '<p class="ctl-wait muted">' + escape(_("Waiting for the others")) + "</p>",
         "autoplay_on": autoplay.format(
             value="false",
             button='<button type="submit" class="btn primary">'
-            + _("Take back control")
+            + escape(_("Take back control"))
             + "</button>",
         ),
         "autoplay_off": autoplay.format(
             value="true",
-            button='<button type="submit" class="btn ghost sm">' + _("Auto-play") + "</button>",
+            button='<button type="submit" class="btn ghost sm">'
+            + escape(_("Auto-play"))
+            + "</button>",
         ),
-        "leave_confirm": _("Leave after this hand? Your seat is auto-played until the hand ends."),
-        "leave": _("Leave"),
-        "next_hand": _("Next hand"),
-        "deal": _("Deal"),
-        "fill": _("Fill with bots"),
-        "sit": _("Take a seat"),
-        "watching": '<p class="muted">' + _("You are watching this table.") + "</p>",
+        "leave_confirm": escape(
+            _("Leave after this hand? Your seat is auto-played until the hand ends.")
+        ),
+        "leave": escape(_("Leave")),
+        "next_hand": escape(_("Next hand")),
+        "deal": escape(_("Deal")),
+        "fill": escape(_("Fill with bots")),
+        "sit": escape(_("Take a seat")),
+        "watching": '<p class="muted">' + escape(_("You are watching this table.")) + "</p>",
     }
 
 

@@ -1,14 +1,16 @@
 """``{% hand_region ... %}``: the table's hand region (templates/games/table/hand.html) written
 by Python. As a template it cost about 0.4 ms a rendering, most of it the template engine's own
 work per tag and variable, and a push renders it for every seat whose hand changed; the markup
-is the same as the template's was, its words the same messages, written as ``{% translate %}``
-writes them: unescaped (our own text). Its arguments are what the region shows, so the
-rendering memo keys it by them (``pure_tag``).
+is the same as the template's was, its words the same messages, translated and escaped once per
+process and language (a translation is text: a translator's ``&`` or ``<`` must not break the
+page). Its arguments are what the region shows, so the rendering memo keys it by them
+(``pure_tag``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django import template
@@ -19,11 +21,43 @@ from django.utils.translation import gettext, ngettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card_row, hand_button_row
+from games.templatetags.markup import in_language
 
 register = template.Library()
 
 
+@dataclass(frozen=True)
+class _Words:
+    """A language's fixed words of the region, translated and escaped."""
+
+    secret_title: str
+    heading: str
+    hand_label: str
+    stake: str
+    beans: str
+    watching: str
+    bottom: str
+    partner_hand: str
+
+
+_words: dict[str, _Words] = {}
+
+
+def _translated_words() -> _Words:
+    return _Words(
+        secret_title=escape(gettext("Only you know this until it is revealed")),
+        heading=escape(gettext("Your hand")),
+        hand_label=escape(gettext("Your hand: arrow keys move, space or enter selects")),
+        stake=escape(gettext("Your stake")),
+        beans=escape(gettext("Your beans")),
+        watching=escape(gettext("You are watching this table.")),
+        bottom=escape(gettext("Bottom cards")),
+        partner_hand=escape(gettext("Your partner's hand")),
+    )
+
+
 def _head(
+    words: _Words,
     *,
     hand_cards: Sequence[dict[str, Any]],
     my_role: str | None,
@@ -35,15 +69,14 @@ def _head(
     badges = "".join(f'<span class="{role_class}">{escape(b)}</span>' for b in my_role_badges)
     secret = ""
     if my_partner_mode:
-        title = gettext("Only you know this until it is revealed")
-        secret = f'<span class="tag" title="{title}">{escape(my_partner_mode)}</span>'
+        secret = f'<span class="tag" title="{words.secret_title}">{escape(my_partner_mode)}</span>'
     pending = "".join(f'<span class="tag note">{escape(d)}</span>' for d in my_pending)
     n = len(hand_cards)
-    count = ngettext("%(n)s card", "%(n)s cards", n) % {"n": n}
-    heading = gettext("Your hand")
+    # the plural form is the count's: looked up per rendering, as the template did
+    count = escape(ngettext("%(n)s card", "%(n)s cards", n)) % {"n": n}
     return (
         '<div class="hand-head">\n'
-        f'<h2 class="visually-hidden">{heading}</h2>\n'
+        f'<h2 class="visually-hidden">{words.heading}</h2>\n'
         f"{badges}\n{secret}\n{pending}\n"
         f'<span class="muted">{count}</span>\n'
         '<span class="sel-info muted" data-sel-info aria-live="polite"></span>\n'
@@ -51,19 +84,20 @@ def _head(
     )
 
 
-def _stake(my_stake: dict[str, Any] | None, base_score: Any, coefficient: Any) -> str:
+def _stake(
+    words: _Words, my_stake: dict[str, Any] | None, base_score: Any, coefficient: Any
+) -> str:
     if not my_stake:
         return ""
     steps = " · ".join(escape(step) for step in my_stake["steps"])
-    label = gettext("Your stake")
     return (
-        f'<p class="my-stake small"><span class="muted">{label}</span>'
+        f'<p class="my-stake small"><span class="muted">{words.stake}</span>'
         f" {steps} = <b>{escape(my_stake['units'])}</b>"
         f' <span class="muted">× {escape(base_score)}×{escape(coefficient)}</span></p>'
     )
 
 
-def _purse(purse: dict[str, Any] | None) -> str:
+def _purse(words: _Words, purse: dict[str, Any] | None) -> str:
     if not purse:
         return ""
     title = ""
@@ -72,9 +106,8 @@ def _purse(purse: dict[str, Any] | None) -> str:
             ' <span class="muted">·</span>'
             f' <span class="purse-title">{escape(purse["title"])}</span>'
         )
-    label = gettext("Your beans")
     return (
-        f'<p class="purse" data-purse><span class="muted">{label}</span>'
+        f'<p class="purse" data-purse><span class="muted">{words.beans}</span>'
         f' <b data-beans="{escape(purse["beans"])}">{escape(intcomma(purse["beans"]))}</b>'
         f"{title}</p>"
     )
@@ -106,6 +139,7 @@ def hand_region(
 ) -> SafeString:
     """The seat's hand (buttons), its role and stake, its beans, and the cards only it is
     shown (a bottom taken face down, a qq5 partner's hand); a spectator's note."""
+    words = in_language(_words, _translated_words)
     n = len(hand_cards)
     attrs = ' hx-swap-oob="true"' if oob else ""
     attrs += f' data-pov="{escape(me or 0)}"'
@@ -116,28 +150,27 @@ def hand_region(
         attrs += ' data-seated="1"'
     parts = [f'<div id="table-hand" class="table-hand"{attrs}>']
     if hand_cards:
-        label = gettext("Your hand: arrow keys move, space or enter selects")
         parts += [
             _head(
+                words,
                 hand_cards=hand_cards,
                 my_role=my_role,
                 my_role_badges=my_role_badges,
                 my_partner_mode=my_partner_mode,
                 my_pending=my_pending,
             ),
-            _stake(my_stake, base_score, coefficient),
+            _stake(words, my_stake, base_score, coefficient),
             f'<div class="hand" style="--n: {n}; --per-row-m: {escape(hand_rows_m)};'
-            f' --per-row-t: {escape(hand_rows_t)}" role="group" aria-label="{label}">',
+            f' --per-row-t: {escape(hand_rows_t)}" role="group" aria-label="{words.hand_label}">',
             hand_button_row(hand_cards),
             "</div>",
         ]
     elif in_hand and spectator and not finished:
-        watching = gettext("You are watching this table.")
-        parts.append(f'<p class="muted spectating">{watching}</p>')
-    parts.append(_purse(purse))
+        parts.append(f'<p class="muted spectating">{words.watching}</p>')
+    parts.append(_purse(words, purse))
     if own_bottom:
-        parts.append(card_row("own-bottom", gettext("Bottom cards"), own_bottom))
+        parts.append(card_row("own-bottom", words.bottom, own_bottom))
     if partner_hand:
-        parts.append(card_row("partner-hand", gettext("Your partner's hand"), partner_hand))
+        parts.append(card_row("partner-hand", words.partner_hand, partner_hand))
     parts.append("</div>")
     return mark_safe("\n".join(parts))  # every value in it is escaped

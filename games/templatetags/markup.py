@@ -1,5 +1,6 @@
 """What the table's regions written by Python share (the tags of games/templatetags/): a page's
-CSRF input, a table's URLs, and their words made once per process and language."""
+CSRF input, a table's URLs, and their words, translated and escaped, made once per process and
+language."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ _BOT_AVATAR = (
 _CLOCK = '<p class="seat-clock" aria-hidden="true"><span class="dot"></span>'
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Snippets:
     """A language's words of the panel, translated and escaped, in the markup around them. The
     messages with a placeholder stay messages: a value is escaped and put in."""
@@ -82,9 +82,9 @@ class _Snippets:
     def count_line(self, count: int) -> str:
         line = self.count_lines.get(count)
         if line is None:
-            message = ngettext("%(n)s card", "%(n)s cards", count)
+            message = escape(ngettext("%(n)s card", "%(n)s cards", count))
             line = self.count_lines[count] = (
-                f'<p class="seat-count" aria-label="{escape(message % {"n": count})}">'
+                f'<p class="seat-count" aria-label="{message % {"n": count}}">'
                 f'<span class="back" aria-hidden="true"></span><b>{escape(count)}</b></p>'
             )
         return line

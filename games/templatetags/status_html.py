@@ -4,8 +4,9 @@ Python rather than by the template language.
 Every push renders the status once per language, and never from the rendering memo (it reads the
 clock): as a template it cost about 0.2 ms a rendering, mostly the template language's own work
 (issue #37). The markup is the one the template wrote, as ``render_cache.squeezed`` leaves it.
-Its fixed phrases are translated once per process and language; the literal phrases go in
-unescaped, as ``{% translate %}`` puts them, and every value is escaped.
+Its fixed phrases are translated and escaped once per process and language (a translation is
+text: a translator's ``&`` or ``<`` must not break the page), and every value is escaped; a
+phrase with a placeholder stays an escaped message, its escaped value put in.
 """
 
 from __future__ import annotations
@@ -24,30 +25,30 @@ from games.templatetags.markup import in_language
 
 register = template.Library()
 
-# language -> the region's fixed phrases
+# language -> the region's fixed phrases, escaped
 _phrases: dict[str, dict[str, str]] = {}
 
 
 def _fixed_phrases() -> dict[str, str]:
     return {
-        "hand": _("Hand %(n)s"),
-        "bid": _("bid %(n)s"),
-        "multiplier": _("Current multiplier"),
-        "stake_title": _("Base score × room coefficient"),
-        "stake": '<span class="muted">' + _("Stake") + "</span>",
+        "hand": escape(_("Hand %(n)s")),
+        "bid": escape(_("bid %(n)s")),
+        "multiplier": escape(_("Current multiplier")),
+        "stake_title": escape(_("Base score × room coefficient")),
+        "stake": '<span class="muted">' + escape(_("Stake")) + "</span>",
         # the clock's end: its label and its unit (xgettext reads no call inside an f-string)
         "clock": 'role="timer" aria-label="'
-        + _("Time left")
+        + escape(_("Time left"))
         + '"><span class="clock-n">--</span><span class="muted">'
-        + pgettext("seconds", "s")
+        + escape(pgettext("seconds", "s"))
         + "</span></span>",
-        "face_up": _("Face-up card"),
-        "looking_for": _("Looking for"),
-        "called": _("Called card"),
-        "grabs": _("Grabs"),
-        "bottom": _("Bottom cards"),
-        "ready": _("Everyone is seated: ready to deal"),
-        "waiting": _("Waiting for players"),
+        "face_up": escape(_("Face-up card")),
+        "looking_for": escape(_("Looking for")),
+        "called": escape(_("Called card")),
+        "grabs": escape(_("Grabs")),
+        "bottom": escape(_("Bottom cards")),
+        "ready": escape(_("Everyone is seated: ready to deal")),
+        "waiting": escape(_("Waiting for players")),
     }
 
 

@@ -1,6 +1,6 @@
 """The table's markup written by Python: card faces (games/templatetags/cards.py), the seat
 panels (seat_panel.py), the controls and the status regions (controls_html.py, status_html.py),
-the markup the table's CSS and script read, every text escaped."""
+the markup the table's CSS and script read, every text escaped (translations too)."""
 
 from __future__ import annotations
 
@@ -167,6 +167,32 @@ def test_the_status_escapes_every_value():
         f"Grabs</span> <b>{ESCAPED}</b>",
     ):
         assert escaped in html
+
+
+def test_a_translation_is_written_as_text():
+    # en's own translations with an apostrophe: a translator's quote, ampersand or angle bracket
+    # is text, escaped like any value, in each region written by Python
+    with translation.override("en"):
+        controls = render_to_string(
+            "games/table/controls.html",
+            {"in_hand": True, "my_turn": True, "cant_beat": True, "can_pass": True},
+        )
+        call = render_to_string(
+            "games/table/controls.html",
+            {
+                "in_hand": True,
+                "my_turn": True,
+                "choices": [{"act": "call", "value": "3c", "label": "3", "style": "secondary"}],
+                "status": {"phase": "call", "phase_label": "Call"},
+            },
+        )
+        hand = render_to_string(
+            "games/table/hand.html", {"partner_hand": [card_face("3c")], "status": {}}
+        )
+    assert '<p class="ctl-prompt" id="cant-beat" role="status">Can&#x27;t beat</p>' in controls
+    assert "its other copy&#x27;s holder becomes your partner</p>" in call
+    assert '<span class="muted">Your partner&#x27;s hand</span>' in hand
+    assert "'" not in controls + call + hand
 
 
 @dataclass(frozen=True)
