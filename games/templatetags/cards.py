@@ -19,10 +19,10 @@ from functools import lru_cache
 from typing import Any
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from games.screen.render_cache import pure_tag
+from games.templatetags.markup import escape
 
 register = template.Library()
 

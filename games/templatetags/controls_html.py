@@ -15,13 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card
-from games.templatetags.markup import csrf_input, in_language, table_url
+from games.templatetags.markup import csrf_input, escape, in_language, table_url
 
 register = template.Library()
 

@@ -15,13 +15,12 @@ from typing import Any
 
 from django import template
 from django.contrib.humanize.templatetags.humanize import intcomma
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card_row, hand_button_row
-from games.templatetags.markup import in_language
+from games.templatetags.markup import escape, in_language
 
 register = template.Library()
 

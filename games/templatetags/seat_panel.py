@@ -25,13 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext, pgettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import cards
-from games.templatetags.markup import csrf_input, in_language, table_url
+from games.templatetags.markup import csrf_input, escape, in_language, table_url
 
 register = template.Library()
 

@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import cards
-from games.templatetags.markup import in_language
+from games.templatetags.markup import escape, in_language
 
 register = template.Library()
 
