@@ -16,18 +16,19 @@ import gc
 __all__ = ["FULL_COLLECTION_EVERY", "settle_collector"]
 
 # A full collection once per this many collections of the middle generation (Python's default:
-# 10). The caches' containers made after start-up (a planner's, a variant's readings) still
-# hold a hundred thousand untracked entries each full pass reads: 30-80 ms on one loaded core,
-# every second or two of a strong bot's search, so a few strong decisions in a hundred ran
-# past 100 ms. Ten times rarer, they are about one in three hundred; garbage in reference
-# cycles waits that much longer for its pass.
-FULL_COLLECTION_EVERY = 100
+# 10). Each full pass still reads the caches' untracked entries and the search's live state:
+# 40-70 ms on one loaded core, a strong decision's 80 ms then past 100. Every 100 left about
+# one strong new5 decision in a hundred past 100 ms (bot_latency.py, p99 104-107 ms); every
+# 1000, none of 812 (the five-seat strong decisions of 3 hands a variant). Garbage in
+# reference cycles that reached the oldest generation waits that much longer for its pass
+# (the served process's memory: to be measured).
+FULL_COLLECTION_EVERY = 1000
 
 
 def settle_collector() -> None:
     """Call once start-up is done: what is loaded by now is kept out of every collection
     (full passes paused the process for up to 131 ms at 60 tables, and for up to 57 ms once
-    frozen: bench/README.md, "Seventh round"), and full passes come FULL_COLLECTION_EVERY
+    frozen: bench/README.md, "Seventh round"), and full passes come once per FULL_COLLECTION_EVERY
     middle ones. The garbage of start-up is collected first, not frozen with it."""
     gc.collect()
     gc.freeze()
