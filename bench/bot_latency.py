@@ -25,8 +25,9 @@ each level in every seat play ``--hands`` seeded deals per variant in this proce
 play decision's wall and CPU time is reported per variant and level, with ``--think`` as the
 served budget (the engine's when not given); ``no-gc`` is the wall time less the garbage
 collector's pauses inside the decision (a full collection walks every cached plan of the
-process: a pause of the process, not of the decision's work). Run it with nothing else busy,
-pinned to one core (``taskset -c 0``), for the p99 of one core.
+process: a pause of the process, not of the decision's work), the collector set as served
+(``games.runner.collector``). Run it with nothing else busy, pinned to one core (``taskset -c
+0``), for the p99 of one core.
 
 ``--load N`` runs ``bench/load_tables.py --tables N --pace human --redis ''`` meanwhile (its own
 daphne, clients and database ``<database>_load``) so the machine carries a served load.
@@ -220,6 +221,9 @@ def _engine_decisions(
     from games.engine.hand import apply, start_hand, waiting_seats
     from games.engine.state import PHASE_PLAY
     from games.engine.variants import find_variant
+    from games.runner.collector import settle_collector
+
+    settle_collector()  # as the served process does once started (the caches start cold)
 
     collecting: list[float] = []  # the garbage collector's pauses, seconds (issue #36)
 
@@ -295,11 +299,13 @@ def main() -> int:
     _setup(args.database, threads=len(variants) * args.tables + 1)
     from django.conf import settings
 
+    from games.runner.collector import settle_collector
     from games.runner.deadlines import run_forever
 
     decisions, replies, moves = Recorder(), Recorder(), Recorder()
     _time_decisions(decisions)
     tables = _tables(variants, args.tables, args.delay_ms)
+    settle_collector()  # as daphne's process does once started
     stop = threading.Event()
     runner = threading.Thread(target=run_forever, kwargs={"stop": stop}, name="runner")
     players = [

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench" / ".deps"))
 
 from games.engine import moves as moves_mod  # noqa: E402
-from games.engine.combos import _classify_cached, classify  # noqa: E402
+from games.engine.combos import classify, clear_caches  # noqa: E402
 from games.engine.moves import legal_plays  # noqa: E402
 from games.engine.variants import find_variant  # noqa: E402
 
@@ -52,7 +52,7 @@ def random_hands(rng: random.Random, decks: int, size: int, count: int) -> list[
 def reset_ours() -> None:
     """Empty every cache our generator and ``classify`` keep: a freshly started process."""
     moves_mod._clear_caches()
-    _classify_cached.cache_clear()
+    clear_caches()
 
 
 def timed(fn, hands) -> tuple[float, float]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import sys
 
@@ -28,6 +27,7 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from ddz_site.health import ReadinessGate  # noqa: E402
 from ddz_site.routing import websocket_urlpatterns  # noqa: E402
+from games.runner.collector import settle_collector  # noqa: E402
 
 # a process that is not ready takes no new page or socket (ddz_site/health.py)
 application = ReadinessGate(
@@ -100,7 +100,5 @@ def _cancel_every_application_on_stop() -> None:
 
 _cancel_every_application_on_stop()
 
-# What is loaded by now (modules, templates, settings) lives as long as the process: kept out
-# of the collector's oldest generation, whose full passes paused the process for up to 131 ms
-# at 60 tables, and for up to 57 ms once frozen (bench/README.md, "Seventh round").
-gc.freeze()
+# What is loaded by now lives as long as the process: frozen out of the collector's passes.
+settle_collector()

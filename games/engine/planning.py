@@ -18,14 +18,22 @@ Pure and standard library only, like the rest of the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 
 from games.engine.cards import BJ, RANK_TWO, SJ
 from games.engine.combos import classify
 from games.engine.variants import ALWAYS, Variant
 
-__all__ = ["Group", "Plan", "Planner", "clear_caches", "counts_of", "planner_for"]
+__all__ = [
+    "CompactPlan",
+    "Group",
+    "Plan",
+    "PlannedGroup",
+    "Planner",
+    "clear_caches",
+    "counts_of",
+    "planner_for",
+]
 
 Counts = tuple[int, ...]  # length 18, index = rank value (3..17)
 
@@ -45,6 +53,9 @@ STRENGTH_WEIGHT = 0.8
 BOMB_PRICE = -0.4
 # A fenzhou5 triple that finds no single kicker can only go as the final play.
 STRANDED_TRIPLE = 0.6
+# Plans, leaf groupings and chain candidates a planner keeps
+PLAN_CACHE_SIZE = 1 << 14
+LEAF_CACHE_SIZE = 1 << 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +72,33 @@ class Group:
         return self.kind == BOMB
 
 
+# A plan as the caches keep it: its price and its groups, each (kind, key, ranks, price) as in
+# ``Group``. Tuples of strings, ints and floats only, which CPython's collector stops tracking:
+# Plan and Group instances stay tracked, and with the strong bot's rollouts planning tens of
+# thousands of hands, every full collection walked them all inside a decision (issue #36).
+PlannedGroup = tuple[str, int, tuple[int, ...], float]
+CompactPlan = tuple[float, tuple[PlannedGroup, ...]]
+
+
+def _planned_group(g: Group) -> PlannedGroup:
+    return g.kind, g.key, g.ranks, g.price
+
+
+# The Groups made of PlannedGroups, kept: a frozen dataclass costs about 1 µs to make, and a
+# plan is made of its compact form at every ``plan`` call. Few (the groups hands hold).
+_GROUPS: dict[PlannedGroup, Group] = {}
+GROUP_CACHE_SIZE = 1 << 14
+
+
+def _group(planned: PlannedGroup) -> Group:
+    group = _GROUPS.get(planned)
+    if group is None:
+        if len(_GROUPS) >= GROUP_CACHE_SIZE:
+            _GROUPS.clear()
+        group = _GROUPS[planned] = Group(*planned)
+    return group
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     price: float
@@ -69,6 +107,14 @@ class Plan:
     @property
     def plays(self) -> int:
         return len(self.groups)
+
+    @classmethod
+    def of(cls, compact: CompactPlan) -> Plan:
+        price, groups = compact
+        return cls(price, tuple(_group(g) for g in groups))
+
+    def compact(self) -> CompactPlan:
+        return self.price, tuple(_planned_group(g) for g in self.groups)
 
 
 def counts_of(ranks: tuple[int, ...] | list[int]) -> Counts:
@@ -124,6 +170,12 @@ class Planner:
             for s in range(variant.decks + 1)
             for b in range(variant.decks + 1)
         }
+        # Plans, leaf groupings and chain candidates depend on the counts alone: cached per
+        # counts (untracked values, see CompactPlan), shared by every plan that meets the same
+        # counts, each cache forgotten once full (a bound, not an eviction policy).
+        self.plans: dict[tuple[Counts, int], CompactPlan] = {}  # per (counts, budget)
+        self.leaves: dict[Counts, CompactPlan] = {}
+        self.chain_choices: dict[Counts, tuple[tuple[PlannedGroup, Counts], ...]] = {}
 
     # ------------------------------------------------------------------ jokers
     def _joker_split(self, small: int, big: int) -> tuple[Group, ...]:
@@ -154,51 +206,69 @@ class Planner:
 
     # ------------------------------------------------------------------ search
     def plan(self, counts: Counts, budget: int | None = None) -> Plan:
-        return _plan_cached(self, counts, self.budget if budget is None else budget)
+        key = (counts, self.budget if budget is None else budget)
+        plan = self.plans.get(key)
+        if plan is None:
+            if len(self.plans) >= PLAN_CACHE_SIZE:
+                self.plans.clear()
+            plan = self.plans[key] = self.compact_search(*key)
+        return Plan.of(plan)
 
     def price(self, counts: Counts, budget: int | None = None) -> float:
         return self.plan(counts, budget).price
 
     def search(self, counts: Counts, budget_limit: int | None = None) -> Plan:
-        memo: dict[Counts, tuple[float, tuple[Group, ...] | None, Counts | None]] = {}
+        return Plan.of(self.compact_search(counts, budget_limit))
+
+    def compact_search(self, counts: Counts, budget_limit: int | None = None) -> CompactPlan:
+        """``search``'s plan as the caches keep it (the rollouts' hands, issue #36)."""
+        memo: dict[Counts, tuple[float, PlannedGroup | None, Counts | None]] = {}
         budget = [self.budget if budget_limit is None else budget_limit]
 
         def best(c: Counts) -> float:
             hit = memo.get(c)
             if hit is not None:
                 return hit[0]
-            leaf = self.leaf_cached(c)
-            value, chain, rest = leaf.price, None, None
+            value, chain, rest = self.leaf_cached(c)[0], None, None
             if budget[0] > 0:
                 for group, remaining in self.chains_cached(c):
                     budget[0] -= 1
-                    sub = group.price + best(remaining)
+                    sub = group[3] + best(remaining)
                     if sub < value - 1e-9:
-                        value, chain, rest = sub, (group,), remaining
+                        value, chain, rest = sub, group, remaining
                     if budget[0] <= 0:
                         break
             memo[c] = (value, chain, rest)
             return value
 
         total = best(counts)
-        groups: list[Group] = []
+        groups: list[PlannedGroup] = []
         c: Counts | None = counts
         while c is not None:
             _, chain, rest = memo[c]
             if chain is None:
-                groups.extend(self.leaf_cached(c).groups)
+                groups.extend(self.leaf_cached(c)[1])
                 break
-            groups.extend(chain)
+            groups.append(chain)
             c = rest
-        return Plan(total, tuple(groups))
+        return total, tuple(groups)
 
-    # Leaf groupings and chain candidates depend on the counts alone: cached (small LRUs,
-    # evicting one entry at a time), they are shared by every plan that meets the same counts.
-    def leaf_cached(self, c: Counts) -> Plan:
-        return _leaf_cached(self, c)
+    def leaf_cached(self, c: Counts) -> CompactPlan:
+        leaf = self.leaves.get(c)
+        if leaf is None:
+            if len(self.leaves) >= LEAF_CACHE_SIZE:
+                self.leaves.clear()
+            leaf = self.leaves[c] = self.leaf(c).compact()
+        return leaf
 
-    def chains_cached(self, c: Counts) -> tuple[tuple[Group, Counts], ...]:
-        return _chains_cached(self, c)
+    def chains_cached(self, c: Counts) -> tuple[tuple[PlannedGroup, Counts], ...]:
+        chains = self.chain_choices.get(c)
+        if chains is None:
+            if len(self.chain_choices) >= LEAF_CACHE_SIZE:
+                self.chain_choices.clear()
+            chains = tuple((_planned_group(g), rest) for g, rest in self.chains(c))
+            self.chain_choices[c] = chains
+        return chains
 
     def chains(self, c: Counts) -> list[tuple[Group, Counts]]:
         """Candidate straights and pair chains of ``c``, the most promising first."""
@@ -416,23 +486,9 @@ def planner_for(variant: Variant) -> Planner:
     return planner
 
 
-@lru_cache(maxsize=1 << 14)
-def _plan_cached(planner: Planner, counts: Counts, budget: int) -> Plan:
-    return planner.search(counts, budget)
-
-
-@lru_cache(maxsize=1 << 12)
-def _leaf_cached(planner: Planner, counts: Counts) -> Plan:
-    return planner.leaf(counts)
-
-
-@lru_cache(maxsize=1 << 12)
-def _chains_cached(planner: Planner, counts: Counts) -> tuple[tuple[Group, Counts], ...]:
-    return tuple(planner.chains(counts))
-
-
 def clear_caches() -> None:
     """Forget every cached plan (benchmarks measure a cold start with it)."""
-    _plan_cached.cache_clear()
-    _leaf_cached.cache_clear()
-    _chains_cached.cache_clear()
+    for planner in _PLANNERS.values():
+        planner.plans.clear()
+        planner.leaves.clear()
+        planner.chain_choices.clear()

@@ -37,7 +37,7 @@ from functools import lru_cache
 
 from games.engine.cards import BJ, RANK_TWO, ranks_of
 from games.engine.combos import Combo, reading_to_follow, reading_to_lead
-from games.engine.planning import Plan, Planner, planner_for
+from games.engine.planning import BOMB, CompactPlan, Plan, Planner, planner_for
 from games.engine.state import Action, HandState
 from games.engine.variants import Variant
 
@@ -122,12 +122,34 @@ def remove_ranks(hand: int, ranks: Iterable[int]) -> int:
     return hand
 
 
-# Plans per (planner, packed hand); emptied when full (a bound, not an eviction policy).
-_PLANS: dict[tuple[Planner, int], Plan] = {}
+# Plans per planner and packed hand (an int key: a (planner, hand) tuple would be tracked);
+# all emptied once they hold PLAN_CACHE_SIZE together (a bound, not an eviction policy).
+_PLANS: dict[Planner, dict[int, CompactPlan]] = {}
 PLAN_CACHE_SIZE = 1 << 16
 # The planner's budget (chain choices tried) for a rollout's hands: a twelfth of the bot's
 # own; planning new hands is most of a cold rollout's time (bench/rollout_rate.py).
 PLAN_BUDGET = 25
+
+
+def _plans_of(planner: Planner) -> dict[int, CompactPlan]:
+    plans = _PLANS.get(planner)
+    if plans is None:
+        plans = _PLANS[planner] = {}
+    return plans
+
+
+def _planned(planner: Planner, hand: int) -> CompactPlan:
+    """``hand_plan`` as the rollouts keep it (a CompactPlan: the collector does not track it).
+    The planner's search is called, not its cached ``plan``: this cache holds the hand
+    already, and the planner's would keep a tracked copy."""
+    plans = _plans_of(planner)
+    plan = plans.get(hand)
+    if plan is None:
+        if sum(map(len, _PLANS.values())) >= PLAN_CACHE_SIZE:
+            for cached in _PLANS.values():
+                cached.clear()
+        plan = plans[hand] = planner.compact_search(unpack(hand), PLAN_BUDGET)
+    return plan
 
 
 def hand_plan(planner: Planner, hand: int) -> Plan:
@@ -136,26 +158,22 @@ def hand_plan(planner: Planner, hand: int) -> Plan:
     from (``_plan_after``), whichever the process met first. So a score may depend on the
     hands the process has met before, the same for the same calls in the same order, never
     on cards the searching seat cannot see."""
-    plan = _PLANS.get((planner, hand))
-    if plan is None:
-        if len(_PLANS) >= PLAN_CACHE_SIZE:
-            _PLANS.clear()
-        plan = _PLANS[(planner, hand)] = planner.plan(unpack(hand), PLAN_BUDGET)
-    return plan
+    return Plan.of(_planned(planner, hand))
 
 
 def _plan_after(planner: Planner, hand: int, ranks: tuple[int, ...], rest: int) -> None:
     """Once a hand plays one of its planned groups, the rest of its plan is a plan of what
     is left: cached for it (unless one is known), so a rollout rarely plans from scratch."""
-    if (planner, rest) in _PLANS:
+    plans = _plans_of(planner)
+    if rest in plans:
         return
-    plan = _PLANS.get((planner, hand))
+    plan = plans.get(hand)
     if plan is None:
         return
-    for i, g in enumerate(plan.groups):
-        if g.ranks == ranks:
-            groups = plan.groups[:i] + plan.groups[i + 1 :]
-            _PLANS[(planner, rest)] = Plan(plan.price - g.price, groups)
+    price, groups = plan
+    for i, g in enumerate(groups):
+        if g[2] == ranks:
+            plans[rest] = (price - g[3], groups[:i] + groups[i + 1 :])
             return
 
 
@@ -180,13 +198,13 @@ class HandFeatures:
 
 @lru_cache(maxsize=1 << 15)
 def features(planner: Planner, hand: int) -> HandFeatures:
-    plan = hand_plan(planner, hand)
+    price, groups = _planned(planner, hand)
     counts = unpack(hand)
     return HandFeatures(
-        plays=plan.plays,
-        price=plan.price,
+        plays=len(groups),
+        price=price,
         controls=sum(counts[RANK_TWO : BJ + 1]),
-        bombs=sum(1 for g in plan.groups if g.is_bomb),
+        bombs=sum(1 for kind, *_ in groups if kind == BOMB),
         cards=sum(counts),
     )
 
@@ -321,47 +339,89 @@ class QuickWorld:
 Evaluation = Callable[[QuickWorld], float]
 
 
-@dataclass(frozen=True, slots=True)
-class _Answers:
-    """A packed hand's planned answers to one top play."""
+# A play as the rollouts' caches keep it: a Combo's fields (kind, ranks, key, length,
+# bomb_power), untracked by the collector as a CompactPlan is; a Combo is made of them on use.
+ComboFields = tuple[str, tuple[int, ...], int, int, tuple[int, ...] | None]
 
-    out: Combo | None  # the whole hand, going out
-    plain: Combo | None  # the weakest planned answer below the control cards
-    control: Combo | None  # the weakest planned answer, control cards included
-    bomb: Combo | None  # the weakest planned bomb that beats it
+# The planners met, numbered: the light policy's caches are keyed by the number (an int, where
+# a key holding the planner would be a tracked tuple). As many as the variants played.
+_PLANNER_NUMBERS: dict[Planner, int] = {}
+_NUMBERED_PLANNERS: list[Planner] = []
+
+
+def _number(planner: Planner) -> int:
+    number = _PLANNER_NUMBERS.get(planner)
+    if number is None:
+        number = _PLANNER_NUMBERS[planner] = len(_NUMBERED_PLANNERS)
+        _NUMBERED_PLANNERS.append(planner)
+    return number
+
+
+def _fields(combo: Combo) -> ComboFields:
+    return combo.kind, combo.ranks, combo.key, combo.length, combo.bomb_power
+
+
+def _fields_or_none(combo: Combo | None) -> ComboFields | None:
+    return None if combo is None else _fields(combo)
+
+
+# The Combos made of ComboFields, kept: making a frozen dataclass costs about 1 µs, and the
+# light policy makes a play at every step. Few (the plays the rollouts meet); a bound, still.
+_COMBOS: dict[ComboFields, Combo] = {}
+COMBO_CACHE_SIZE = 1 << 14
+
+
+def _combo(fields: ComboFields | None) -> Combo | None:
+    if fields is None:
+        return None
+    combo = _COMBOS.get(fields)
+    if combo is None:
+        if len(_COMBOS) >= COMBO_CACHE_SIZE:
+            _COMBOS.clear()
+        combo = _COMBOS[fields] = Combo(*fields)
+    return combo
 
 
 @lru_cache(maxsize=1 << 15)
-def _lead_choice(planner: Planner, hand: int) -> Combo:
+def _lead_choice(planner_number: int, hand: int) -> ComboFields:
     """The light policy's lead: the whole hand when it is one play, else the planned play
     dearest to get rid of (the longest and weakest), bombs last."""
+    planner = _NUMBERED_PLANNERS[planner_number]
     v = planner.v
     ranks = rank_list(hand)
     whole = reading_to_lead(v, ranks, final=True)
     if whole is not None:
-        return whole
+        return _fields(whole)
     best: tuple[tuple[bool, float, int], Combo] | None = None
-    for g in hand_plan(planner, hand).groups:
-        combo = reading_to_lead(v, g.ranks, final=len(g.ranks) == len(ranks))
+    for kind, _key, group, price in _planned(planner, hand)[1]:
+        combo = reading_to_lead(v, group, final=len(group) == len(ranks))
         if combo is None:
             continue
-        order = (not g.is_bomb, g.price + LEAD_LENGTH_BONUS * len(g.ranks), -combo.key)
+        order = (kind != BOMB, price + LEAD_LENGTH_BONUS * len(group), -combo.key)
         if best is None or order > best[0]:
             best = (order, combo)
     if best is not None:
-        return best[1]
+        return _fields(best[1])
     lowest = reading_to_lead(v, ranks[:1])
     assert lowest is not None  # a single always leads
-    return lowest
+    return _fields(lowest)
+
+
+# A packed hand's planned answers to one top play: going out with the whole hand, the
+# weakest planned answer below the control cards, the weakest one with them, the weakest
+# planned bomb that beats it (None: none).
+Answers = tuple[ComboFields | None, ComboFields | None, ComboFields | None, ComboFields | None]
 
 
 @lru_cache(maxsize=1 << 16)
-def _answers(planner: Planner, hand: int, top: Combo) -> _Answers:
+def _answers(planner_number: int, hand: int, top: ComboFields) -> Answers:
+    planner = _NUMBERED_PLANNERS[planner_number]
     v = planner.v
     ranks = rank_list(hand)
+    beaten = Combo(*top)
     plain = control = bomb = None
-    for g in hand_plan(planner, hand).groups:
-        combo = reading_to_follow(v, g.ranks, top, final=len(g.ranks) == len(ranks))
+    for _kind, key, group, _price in _planned(planner, hand)[1]:
+        combo = reading_to_follow(v, group, beaten, final=len(group) == len(ranks))
         if combo is None:
             continue
         if combo.is_bomb:
@@ -370,17 +430,22 @@ def _answers(planner: Planner, hand: int, top: Combo) -> _Answers:
             continue
         if control is None or combo.key < control.key:
             control = combo
-        if g.key < RANK_TWO and (plain is None or combo.key < plain.key):
+        if key < RANK_TWO and (plain is None or combo.key < plain.key):
             plain = combo
-    out = reading_to_follow(v, ranks, top, final=True)
-    return _Answers(out=out, plain=plain, control=control, bomb=bomb)
+    out = reading_to_follow(v, ranks, beaten, final=True)
+    return (
+        _fields_or_none(out),
+        _fields_or_none(plain),
+        _fields_or_none(control),
+        _fields_or_none(bomb),
+    )
 
 
 def planned_answer(planner: Planner, hand: int, top: Combo) -> Combo | None:
     """The weakest play of a packed hand's plan, below the control cards and no bomb, that
     beats ``top``: what the light policy answers a rival with (the beliefs read a pass with
     one as unlikely)."""
-    return _answers(planner, hand, top).plain
+    return _combo(_answers(_number(planner), hand, _fields(top))[1])
 
 
 def quick_move(world: QuickWorld, seat: int) -> Combo | None:
@@ -390,20 +455,20 @@ def quick_move(world: QuickWorld, seat: int) -> Combo | None:
     hand = world.hands[seat]
     top = world.top
     if top is None:
-        return _lead_choice(world.planner, hand)
+        return _combo(_lead_choice(_number(world.planner), hand))
     assert world.top_seat is not None
-    answers = _answers(world.planner, hand, top)
-    if answers.out is not None:
-        return answers.out
+    out, plain, control, bomb = _answers(_number(world.planner), hand, _fields(top))
+    if out is not None:
+        return _combo(out)
     if (world.top_seat in world.landlord_side) == (seat in world.landlord_side):
         return None
     danger = world.sizes[world.top_seat]
-    if danger <= CONTROL_DANGER and answers.control is not None:
-        return answers.control
-    if answers.plain is not None:
-        return answers.plain
+    if danger <= CONTROL_DANGER and control is not None:
+        return _combo(control)
+    if plain is not None:
+        return _combo(plain)
     if danger <= BOMB_DANGER:
-        return answers.bomb
+        return _combo(bomb)
     return None
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from games.runner.collector import settle_collector
 from games.runner.deadlines import (
     hand_apply_due_deadlines,
     poll_seconds,
@@ -40,5 +41,6 @@ class Command(BaseCommand):
         self.stdout.write(f"applying deadlines every {interval} s (Ctrl-C to stop)")
         # its heartbeat and lag for the operators' live view, as a served process's
         start_daemon("ddz-socket-leases", renew_forever)
+        settle_collector()  # the bots decide in this process (as in daphne's)
         with contextlib.suppress(KeyboardInterrupt):
             run_forever(interval=interval)
