@@ -1,4 +1,5 @@
-"""A memo of a function's last few calls, keyed by the argument's identity.
+"""A memo of a function's last few calls, keyed by the argument's identity; and shared
+frozen values made from their fields (``interned``).
 
 Every view of one push (a dozen audiences) reads the same hand state, and a few facts of it
 cost a pass over the whole hand's plays each time: the play list as JSON, the bombs that
@@ -17,6 +18,7 @@ from typing import TypeVar
 
 A = TypeVar("A")
 R = TypeVar("R")
+K = TypeVar("K", bound=tuple[object, ...])
 
 # a push's two states, and another thread's push meanwhile
 KEPT = 4
@@ -36,3 +38,21 @@ def last_by_identity(func: Callable[[A], R]) -> Callable[[A], R]:
         return made
 
     return memo
+
+
+def interned(make: Callable[[K], R], *, limit: int) -> Callable[[K], R]:
+    """``make(fields)``, made once per ``fields`` and shared: the engine's caches keep plain
+    tuples, which the garbage collector does not track (games/runner/collector.py), and
+    rebuild a frozen dataclass from one at every use, about 1 µs a time without this. At most
+    ``limit`` kept (emptied when full: the values are few, the bound a guard)."""
+    made: dict[K, R] = {}
+
+    def shared(fields: K) -> R:
+        value = made.get(fields)
+        if value is None:
+            if len(made) >= limit:
+                made.clear()
+            value = made[fields] = make(fields)
+        return value
+
+    return shared

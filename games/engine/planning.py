@@ -22,6 +22,7 @@ from itertools import combinations
 
 from games.engine.cards import BJ, RANK_TWO, SJ
 from games.engine.combos import classify
+from games.engine.memo import interned
 from games.engine.variants import ALWAYS, Variant
 
 __all__ = [
@@ -84,19 +85,9 @@ def _planned_group(g: Group) -> PlannedGroup:
     return g.kind, g.key, g.ranks, g.price
 
 
-# The Groups made of PlannedGroups, kept: a frozen dataclass costs about 1 µs to make, and a
-# plan is made of its compact form at every ``plan`` call. Few (the groups hands hold).
-_GROUPS: dict[PlannedGroup, Group] = {}
-GROUP_CACHE_SIZE = 1 << 14
-
-
-def _group(planned: PlannedGroup) -> Group:
-    group = _GROUPS.get(planned)
-    if group is None:
-        if len(_GROUPS) >= GROUP_CACHE_SIZE:
-            _GROUPS.clear()
-        group = _GROUPS[planned] = Group(*planned)
-    return group
+# The Groups made of PlannedGroups, kept: a plan is made of its compact form at every ``plan``
+# call. Few (the groups hands hold).
+_group = interned(lambda planned: Group(*planned), limit=1 << 14)
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from games.engine.cards import BJ, RANK_TWO, ranks_of
 from games.engine.combos import Combo, reading_to_follow, reading_to_lead
+from games.engine.memo import interned
 from games.engine.planning import BOMB, CompactPlan, Plan, Planner, planner_for
 from games.engine.state import Action, HandState
 from games.engine.variants import Variant
@@ -365,21 +366,13 @@ def _fields_or_none(combo: Combo | None) -> ComboFields | None:
     return None if combo is None else _fields(combo)
 
 
-# The Combos made of ComboFields, kept: making a frozen dataclass costs about 1 µs, and the
-# light policy makes a play at every step. Few (the plays the rollouts meet); a bound, still.
-_COMBOS: dict[ComboFields, Combo] = {}
-COMBO_CACHE_SIZE = 1 << 14
+# The Combos made of ComboFields, kept: the light policy makes a play at every step. Few (the
+# plays the rollouts meet); a bound, still.
+_shared_combo = interned(lambda fields: Combo(*fields), limit=1 << 14)
 
 
 def _combo(fields: ComboFields | None) -> Combo | None:
-    if fields is None:
-        return None
-    combo = _COMBOS.get(fields)
-    if combo is None:
-        if len(_COMBOS) >= COMBO_CACHE_SIZE:
-            _COMBOS.clear()
-        combo = _COMBOS[fields] = Combo(*fields)
-    return combo
+    return None if fields is None else _shared_combo(fields)
 
 
 @lru_cache(maxsize=1 << 15)
