@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from django.utils import timezone
@@ -250,15 +249,25 @@ def _bottoms(view: dict[str, Any], state: HandState | None) -> tuple[Any, Any]:
     return bottom, own_bottom
 
 
-@lru_cache(maxsize=4096)
+# Each card of a hand at its place, as the hand region reads it: ``hand_faces``
+_placed_faces: dict[tuple[str, int, str], dict[str, Any]] = {}
+
+
 def hand_faces(text: str | None, language: str) -> tuple[dict[str, Any], ...]:
-    """A seat's hand as card faces, each with the ``key`` that tells two equal cards apart:
-    made once per hand and language, where every context of the seat made it again (a hand
-    stays the same through the others' moves). Read them, never change them."""
-    faces = card_faces(text)
-    for i, card in enumerate(faces):
-        card["key"] = f"{card['code']}-{i}"
-    return tuple(faces)
+    """A seat's hand as card faces, each with the ``key`` that tells two equal cards apart.
+    Each card at its place is made once per process and language and shared by every hand
+    that holds it there (a few thousand at most), where each of a seat's contexts copied the
+    faces of its whole hand. Read them, never change them."""
+    if not text:
+        return ()
+    out = []
+    for i, token in enumerate(text.split()):
+        face = _placed_faces.get((token, i, language))
+        if face is None:
+            face = {**card_face(token, language), "key": f"{token}-{i}"}
+            _placed_faces[(token, i, language)] = face
+        out.append(face)
+    return tuple(out)
 
 
 def _own_hand(
