@@ -1,7 +1,8 @@
 """Screenshots of the table screen without playing: one hand of each variant against bots, at
 1280×800 and 390×844 (tests/browser/test_screenshots.py, in a throw-away club); with ``events``,
-the event pages of a duplicate night and an arena (tests/browser/test_events.py); with
-``rules``, a rules page on a phone and a desktop (tests/browser/test_rules_guide.py).
+the event pages of a duplicate night and an arena (tests/browser/test_events.py and
+test_event_arena.py); with ``rules``, a rules page on a phone and a desktop
+(tests/browser/test_rules_guide.py).
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [variant ... | events | rules]
 
@@ -45,7 +46,7 @@ def main() -> int:
         tables = [*pytest, "tests/browser/test_screenshots.py"]
         runs.append(tables + (["-k", " or ".join(variants)] if variants else []))
     if EVENTS in options.variants or not options.variants:
-        runs.append([*pytest, "tests/browser/test_events.py"])
+        runs.append([*pytest, "tests/browser/test_events.py", "tests/browser/test_event_arena.py"])
     if RULES in options.variants or not options.variants:
         runs.append([*pytest, "tests/browser/test_rules_guide.py", "-k", "lobby"])
     env = {**os.environ, "BROWSER_ARTIFACTS": str(out)}

@@ -49,7 +49,7 @@ for variant in ("qq5", "new5", "classic3", "fenzhou5"):
 # rooms of one test each: no table left over from an earlier test takes its players apart
 for name in ("room-between-hands", "room-panels"):
     room_create(name=name, variant="classic3", coefficient=1, bot_delay_ms=100)
-# the events' browser tests (tests/browser/test_events.py) and their operator
+# the events' browser tests (tests/browser/test_events.py, test_event_arena.py) and their operator
 for variant in ("classic3", "qq5"):
     room_create(name="room-events-" + variant, variant=variant, rake_percent=10, bot_delay_ms=100)
 User = get_user_model()

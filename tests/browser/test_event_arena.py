@@ -1,0 +1,40 @@
+"""An arena in qq5 in real Chromium against a real daphne: an operator sets it up and starts it
+from the admin, four players register on the event page and play at one table with a bot; a
+spectator's event page shows the standings score and the podium when the operator ends it;
+the fees and the prize are in the players' bean histories.
+"""
+
+from __future__ import annotations
+
+from tests.browser.events import admin_action, fees_and_prizes, night, play_until, start_event
+from tests.browser.pages import shot
+
+
+def test_an_arena_of_five_seats(browser, server):
+    base = server
+    boss, event_id, watcher, pages = night(
+        browser,
+        base,
+        name="Arena night",
+        room="room-events-qq5",
+        format="arena",
+        minutes="30",
+        entry_fee="300",
+        prize_bands="1:100",
+        gather_seconds="0",
+        bot_wait_seconds="2",
+    )
+    prizes = fees_and_prizes(browser, base)
+    start_event(boss, base, event_id, pages)
+    assert len({page.url for page in pages}) == 1  # four players and a bot at one table
+
+    def scored() -> bool:
+        cells = watcher.locator("#event-standings td.score").all_inner_texts()
+        return any(int(text) > 0 for text in cells)
+
+    play_until(pages, scored)
+    shot(watcher, "event-arena-standings")
+    admin_action(boss, base, event_id, "end_events")
+    watcher.wait_for_selector("#event-standings .podium", timeout=60_000)
+    shot(watcher, "event-arena-podium")
+    assert fees_and_prizes(browser, base) == prizes + 1
