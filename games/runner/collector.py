@@ -20,8 +20,9 @@ __all__ = ["FULL_COLLECTION_EVERY", "settle_collector"]
 # 40-70 ms on one loaded core, a strong decision's 80 ms then past 100. Every 100 left about
 # one strong new5 decision in a hundred past 100 ms (bot_latency.py, p99 104-107 ms); every
 # 1000, none of 812 (the five-seat strong decisions of 3 hands a variant). Garbage in
-# reference cycles that reached the oldest generation waits that much longer for its pass
-# (the served process's memory: to be measured).
+# reference cycles that reached the oldest generation waits that much longer for its pass:
+# the 100-table load_tables.py servers grew about 40 KiB a table more (bench/README.md,
+# "Fifteenth round").
 FULL_COLLECTION_EVERY = 1000
 
 
