@@ -6,7 +6,8 @@ A script that prints figures (never a test).
         [--only rlcard|base|autoplay|cheat|belief|strong] [--variants classic3,qq5,new5,fenzhou5]
         [--rollout full|quick] [--cut 2] [--evaluation written|learned] [--think 0.1]
         [--samples 60] [--margin 0.05] [--margins 0.05,0.1,0.2] [--sure 2]
-        [--strong-cards 10] [--strong-teams-known]
+        [--strong-cards 10] [--strong-teams-known] [--search-deals 20] [--search-margin 0.1]
+        [--cpu-clock] [--jobs 2]
 
 Every deal is played twice from the same start, the bot once on each side ("mirrored"): the
 bot's landlord side against the opponent's farmers, then the opponent's landlord side against
@@ -51,6 +52,24 @@ bot measured and only the play differs. Opponents:
   never leaves the normal bot's moves cancel out, so the paired interval of the difference is
   much narrower than either line's, the figure to choose a margin by.
 
+``--search-deals N`` takes the clock out of every search the bot makes: the strong level's
+and classic3's end-game search draw exactly N deals (``bot.STRONG_SAMPLES``,
+``bot.SEARCH_SAMPLES``) however long that takes (``STRONG_SECONDS``, ``SEARCH_SECONDS``
+infinite), so a line's figure is the same on a quiet machine and a loaded one, and lines can
+run side by side. The served bot draws at most that many within its budget: a strong line's
+summary (``deals per search``, without ``--search-deals``) says how many it reaches.
+``--cpu-clock`` keeps the clock but makes it count the process's own CPU time, not the
+wall's (``time.perf_counter`` of the engine's modules that time a search becomes
+``time.thread_time``): a figure of the served bot on a core of its own, taken while other
+jobs run (their share of the caches aside). ``--search-margin M``: classic3's search leaves
+the bot's own move only for a candidate that wins more than M of its deals more
+(``bot.SEARCH_MARGIN``).
+
+``--jobs J`` plays a line's deals in J processes (deal i in process i mod J) and adds their
+counts up: the same games as one process plays (but RLCard's random fallback, drawn from each
+process's copy of its generator), so use it only where the wall's time is not the search's:
+with ``--search-deals`` or ``--cpu-clock``, or a line whose bot does not search.
+
 Each line prints the bot's win share with a 95 % Wilson interval over games, and the half
 width of a normal interval over deals (a deal's two games are not independent: the paired
 interval is the honest one, and usually the narrower).
@@ -62,11 +81,13 @@ import argparse
 import importlib.util
 import itertools
 import math
+import multiprocessing
 import random
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -75,6 +96,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from games.engine import bot as bot_module  # noqa: E402
+from games.engine import rollouts as rollouts_module  # noqa: E402
+from games.engine import search as search_module  # noqa: E402
 from games.engine.bot import BotLevel, bot_action, play_candidates, rollout_policy  # noqa: E402
 from games.engine.cards import cards_for_ranks, ranks_of  # noqa: E402
 from games.engine.dealing import deal  # noqa: E402
@@ -286,7 +309,10 @@ def paired_half_width(per_deal: list[float], z: float = 1.96) -> float:
     return z * math.sqrt(var / n)
 
 
-def match(key: str, deals: int, seed: int, decide: Policy, bot: Policy, other: Callable) -> dict:
+def match(
+    key: str, deals: Sequence[int], seed: int, decide: Policy, bot: Policy, other: Callable
+) -> dict:
+    """The mirrored games of the deals numbered ``deals``."""
     v = (
         find_variant(key, classic3_kicker_policy="strict")
         if key == "classic3"
@@ -294,7 +320,7 @@ def match(key: str, deals: int, seed: int, decide: Policy, bot: Policy, other: C
     )
     lw = lg = fw = fg = 0
     per_deal: list[float] = []
-    for i in range(deals):
+    for i in deals:
         start = _to_play(start_hand(v, deal(v, f"{seed}-strength-{key}-{i}")), decide)
         if start.finished:
             continue
@@ -309,6 +335,39 @@ def match(key: str, deals: int, seed: int, decide: Policy, bot: Policy, other: C
         fg += 1
         per_deal.append(won / 2)
     return {"lw": lw, "lg": lg, "fw": fw, "fg": fg, "per_deal": per_deal}
+
+
+# What the processes of ``--jobs`` play: set before they fork (closures do not pickle).
+_SHARED: tuple[Any, ...] = ()
+
+
+def _part(part: int) -> tuple[dict, tuple[int, int, list[int]] | None]:
+    key, deals, seed, decide, bot, other, jobs = _SHARED
+    r = match(key, range(part, deals, jobs), seed, decide, bot, other)
+    return r, (bot.plays, bot.departures, bot.deals) if isinstance(bot, StrongBot) else None
+
+
+def match_in(
+    jobs: int, key: str, deals: int, seed: int, decide: Policy, bot: Policy, other: Callable
+) -> dict:
+    """``match`` of deals 0 … deals - 1 in ``jobs`` processes, their counts added up (the
+    per-deal results of a line and of another over the same deals stay in the same order)."""
+    if jobs <= 1:
+        return match(key, range(deals), seed, decide, bot, other)
+    global _SHARED
+    _SHARED = (key, deals, seed, decide, bot, other, jobs)
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        parts = pool.map(_part, range(jobs))
+    total: dict = {"lw": 0, "lg": 0, "fw": 0, "fg": 0, "per_deal": []}
+    for r, counted in parts:
+        for name in ("lw", "lg", "fw", "fg"):
+            total[name] += r[name]
+        total["per_deal"] += r["per_deal"]
+        if counted is not None and isinstance(bot, StrongBot):
+            bot.plays += counted[0]
+            bot.departures += counted[1]
+            bot.deals += counted[2]
+    return total
 
 
 def _line(name: str, key: str, r: dict, seconds: float) -> str:
@@ -354,8 +413,27 @@ def main() -> None:
     parser.add_argument(
         "--strong-teams-known", action="store_true", help="strong: search once teams are known"
     )
+    parser.add_argument(
+        "--search-deals", type=int, help="exactly this many deals a search, no clock"
+    )
+    parser.add_argument(
+        "--search-margin", type=float, help="classic3's search: gain to leave the bot's move"
+    )
+    parser.add_argument(
+        "--cpu-clock", action="store_true", help="searches timed by CPU time, not wall time"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes a line's deals share")
     args = parser.parse_args()
     only = set(args.only or ("rlcard", "base", "autoplay"))
+    if args.cpu_clock:
+        cpu_clock = types.SimpleNamespace(perf_counter=time.thread_time)
+        for module in (bot_module, search_module, rollouts_module):
+            module.time = cpu_clock  # type: ignore[attr-defined]
+    if args.search_margin is not None:
+        bot_module.SEARCH_MARGIN = args.search_margin
+    if args.search_deals is not None:
+        bot_module.STRONG_SAMPLES = bot_module.SEARCH_SAMPLES = args.search_deals
+        bot_module.STRONG_SECONDS = bot_module.SEARCH_SECONDS = math.inf
     evaluate = EVALUATIONS[args.evaluation]
     scored = "" if args.evaluation == "written" else f"-{args.evaluation}"
     keys = [k for k in args.variants.split(",") if k]
@@ -407,13 +485,18 @@ def main() -> None:
                 label = f"strong-m{bot_module.STRONG_MARGIN.get(key)}"
                 label += f"-s{bot_module.STRONG_SURE}-c{bot_module.STRONG_CARDS.get(key)}"
                 label += "-teams" if bot_module.STRONG_TEAMS_KNOWN else ""
+            label += f"-d{args.search_deals}" if args.search_deals else ""
+            label += "-cpu" if args.cpu_clock else ""
+            label += f"-sm{args.search_margin}" if args.search_margin is not None else ""
             if name == "rlcard":
                 rl.np.random.seed(args.seed)  # its fallback picks at random
-            r = match(key, args.deals, args.seed, base, bot, other)
+            r = match_in(args.jobs, key, args.deals, args.seed, base, bot, other)
             print(_line(label, key, r, time.perf_counter() - t0), flush=True)
             if name == "strong":
                 if key not in normal:
-                    normal[key] = match(key, args.deals, args.seed, base, bot_action, other)
+                    normal[key] = match_in(
+                        args.jobs, key, args.deals, args.seed, base, bot_action, other
+                    )
                 gain = [a - b for a, b in zip(r["per_deal"], normal[key]["per_deal"], strict=True)]
                 print(
                     f"{'':11}against the normal bot on the same deals: "

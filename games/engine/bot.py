@@ -291,6 +291,9 @@ SEARCH_CARDS = {"classic3": 20, "qq5": 0, "new5": 0, "fenzhou5": 0}
 SEARCH_SAMPLES = 40
 SEARCH_SECONDS = 0.06
 SEARCH_CANDIDATES = 8
+# ... where another candidate replaces the bot's own move only when it wins more than this
+# share of the deals more than it (0: any deal more)
+SEARCH_MARGIN = 0.0
 
 
 def _search_applies(k: _Knowledge) -> bool:
@@ -384,6 +387,7 @@ def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -
         seconds=seconds,
         samples=SEARCH_SAMPLES,
         rng=rng,
+        margin=SEARCH_MARGIN,
     )
 
 

@@ -168,11 +168,13 @@ def pimc(
     seconds: float,
     samples: int,
     rng: random.Random,
+    margin: float = 0.0,
 ) -> Action:
     """The candidate (the first is the caller's own choice) that wins the most sampled deals
-    when every seat then plays ``policy``."""
+    when every seat then plays ``policy``; another replaces the first only when it wins more
+    than ``margin`` of the deals more than it."""
     worlds = (determinise(state, seat, view, rng) for _ in range(samples))
-    return best_of_worlds(worlds, seat, candidates, policy, seconds=seconds)
+    return best_of_worlds(worlds, seat, candidates, policy, seconds=seconds, margin=margin)
 
 
 def best_of_worlds(
@@ -182,14 +184,17 @@ def best_of_worlds(
     policy: Policy,
     *,
     seconds: float,
+    margin: float = 0.0,
 ) -> Action:
     """The candidate that wins the most of ``worlds`` (played out with ``policy``), drawn
-    until the clock or the worlds run out or one is None; a tie keeps the earlier candidate.
+    until the clock or the worlds run out or one is None; a tie keeps the earlier candidate,
+    and the first is kept unless the best wins more than ``margin`` of the deals more.
     A bench gives it the true state alone to measure the search's ceiling."""
     if len(candidates) < 2:
         return candidates[0]
     deadline = time.perf_counter() + seconds
     wins = [0] * len(candidates)
+    deals = 0
     for world in worlds:
         if world is None:
             break
@@ -208,7 +213,10 @@ def best_of_worlds(
                 won.append(False)
         if len(won) < len(candidates):
             break
+        deals += 1
         for i, w in enumerate(won):
             wins[i] += w
     best = max(range(len(candidates)), key=lambda i: (wins[i], -i))
+    if wins[best] - wins[0] <= margin * deals:
+        return candidates[0]
     return candidates[best]

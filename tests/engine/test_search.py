@@ -131,6 +131,21 @@ class PimcTests:
         choice = pimc(state, seat, view, [pair, single], rng=random.Random(0), **args)
         assert choice == pair
 
+    def test_a_margin_keeps_the_callers_choice_unless_the_gain_clears_it(self):
+        """The pair wins every deal and the single none: a gain of all the deals clears a
+        margin of half of them, and never one of all of them."""
+        state = _endgame(("3d 3c BJ", "5d", "2s"), turn=0)
+        seat = state.turn
+        single = Action(seat, PLAY, "single", parse_cards("3d"))
+        pair = Action(seat, PLAY, "pair", parse_cards("3d 3c"))
+        view = view_for(state, seat)
+        args = {"policy": _lowest, "samples": 8, "seconds": 60.0}
+        for margin, chosen in ((0.5, pair), (1.0, single)):
+            choice = pimc(
+                state, seat, view, [single, pair], rng=random.Random(0), margin=margin, **args
+            )
+            assert choice == chosen
+
     def test_without_time_it_keeps_the_callers_choice(self):
         state = _endgame(("3d 3c BJ", "5d", "2s"), turn=0)
         seat = state.turn
