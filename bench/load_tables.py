@@ -13,12 +13,12 @@ to the first server, which deals and pushes).
 Like static/games/reconnect.js a tab drops a state older than the one it shows, and a push
 further ahead than the next version is a lost frame: the tab drops it and asks for a resync.
 
-Modes: ``--pace human`` (each table acts once every 2 s) and ``--pace flat`` (each table acts as
-soon as all five tabs saw the previous update). Figures: actions/s, p50/p99/max from sending an
-action to the arrival of the update at the last of the five tabs, errors (refusals, closed
-sockets, timeouts), lost frames and resyncs, the servers' CPU per action, bytes received per
-action per socket, the servers' RSS growth per table, and ``manage.py audit_beans`` after
-each run.
+Modes: ``--pace human`` (each table acts once every 2 s, or ``--gap`` seconds) and ``--pace
+flat`` (each table acts as soon as all five tabs saw the previous update). Figures: actions/s,
+p50/p99/max from sending an action to the arrival of the update at the last of the five tabs,
+errors (refusals, closed sockets, timeouts), lost frames and resyncs, the servers' CPU per
+action (and per second of the window), bytes received per action per socket, the servers'
+RSS growth per table, and ``manage.py audit_beans`` after each run.
 
 ``--base COMMIT`` measures the old code against this checkout's, alternating (old, new, old,
 new ... ``--rounds`` times): the old servers run from a ``git worktree`` of COMMIT (sharing
@@ -76,7 +76,7 @@ sys.path.insert(0, str(CODE))
 
 SETTINGS = "tests.reliability.live_settings"
 ORIGIN = "http://localhost"
-HUMAN_GAP = 2.0
+HUMAN_GAP = 2.0  # seconds between a table's actions at a human pace (--gap)
 # after the window, how long a table may take to finish the hand then in play (--soak): flat
 # out, a qq5 hand is about 140 actions, and at 200 tables the server is the queue
 FINISH_PATIENCE = 600.0
@@ -405,6 +405,7 @@ async def run_table(
     settled: Any,
     finish: bool = False,
     delay: float = 0.0,
+    gap: float = HUMAN_GAP,
 ) -> None:
     """One table's five tabs: connect, deal, then play until the measured ``window`` (opened
     once every table of the run is ready) is over; with ``finish``, play the hand then in
@@ -450,7 +451,7 @@ async def run_table(
 
     # tables keep their own rhythm, as a club's do: connects ramped at a step that divides
     # the gap would otherwise line tables up to act at the same instant
-    next_at = time.perf_counter() + random.Random(table_id).uniform(0, HUMAN_GAP)
+    next_at = time.perf_counter() + random.Random(table_id).uniform(0, gap)
     played = False
     while True:
         now = time.perf_counter()
@@ -493,7 +494,7 @@ async def run_table(
             if time.perf_counter() >= window["stop"] and not finish:
                 # the other tables are hanging up by now: their disconnects are no move's cost
                 break
-            next_at = max(next_at + HUMAN_GAP, time.perf_counter())
+            next_at = max(next_at + gap, time.perf_counter())
         # every tab has taken the previous update: the table versions they show
         sent = [t.shown for t in tabs]
         marks = [len(t.arrivals) for t in tabs]
@@ -664,6 +665,7 @@ def worker(payload: dict[str, Any]) -> dict[str, Any]:
                     settled=settled,
                     finish=payload["finish"],
                     delay=payload["ramp"] * index,
+                    gap=payload["gap"],
                 )
                 for index, table_id, cookies in payload["tables"]
             ),
@@ -707,6 +709,7 @@ def one_run(
             "seconds": seconds,
             "warmup": args.warmup,
             "ramp": args.ramp,
+            "gap": args.gap,
             "begin": begin,
             "finish": bool(args.soak),
             **shared,
@@ -786,6 +789,7 @@ def one_run(
         "failed_reconnects": sum(r["failed_reconnects"] for r in results),
         "unfinished": sum(r["unfinished"] for r in results),
         "cpu_ms_per_action": cpu_used * 1000 / actions if actions else float("nan"),
+        "cpu_ms_per_second": cpu_used * 1000 / (window[1] - window[0]),
         "ready_after": max(r.get("ready_after", math.nan) for r in results),
         "samples": [x for r in results for x in r["samples"]][:5],
         "window": window,
@@ -954,7 +958,8 @@ def show(row: dict) -> None:
         f"lost frames {row['lost']} (resyncs {row['resyncs']}), "
         f"{row['kib_per_action_socket']:.1f} KiB/action/socket, "
         f"RSS +{row['rss_kib_per_table']:.0f} KiB/table, "
-        f"server CPU {row['cpu_ms_per_action']:.1f} ms/action, "
+        f"server CPU {row['cpu_ms_per_action']:.1f} ms/action "
+        f"({row['cpu_ms_per_second']:.0f} ms/s), "
         f"server-side p50 {row['server_p50_ms']:.1f} ms, p99 {row['server_p99_ms']:.1f} ms, "
         f"audit_beans {row['audit']}",
         flush=True,
@@ -969,6 +974,7 @@ COLUMNS = (
     ("p99 ms", "p99_ms", "{:.0f}"),
     ("max ms", "max_ms", "{:.0f}"),
     ("CPU ms/act", "cpu_ms_per_action", "{:.1f}"),
+    ("CPU ms/s", "cpu_ms_per_second", "{:.0f}"),
     ("srv p50 ms", "server_p50_ms", "{:.1f}"),
     ("srv p99 ms", "server_p99_ms", "{:.1f}"),
     ("KiB/act/sock", "kib_per_action_socket", "{:.1f}"),
@@ -1055,6 +1061,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--pace", choices=["human", "flat"], default="human")
+    parser.add_argument(
+        "--gap", type=float, default=HUMAN_GAP, help="human pace: seconds between a table's actions"
+    )
     parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
     parser.add_argument("--seconds", type=float, default=30.0, help="measured time per run")
     parser.add_argument("--warmup", type=float, default=4.0)
