@@ -401,14 +401,13 @@ def _searched(state: HandState, k: _Knowledge, action: Action, seconds: float) -
 # beats it by more than STRONG_MARGIN[variant] and STRONG_SURE standard errors of that gain
 # over at least STRONG_MIN_DEALS deals: overriding on weak evidence lost to the planner (round
 # 5: margin 0.05, 42-46 %). The values are chosen on held-out deals (bench/bot_strength.py
-# --only strong --margins, bench/README "Five-seat round 6"; so far from loaded smoke runs
-# only, to be replaced by the quiet machine's). It searches once some seat holds at most
-# STRONG_CARDS[variant] cards (the end
-# nears: short rollouts, plays to read, a play that decides the hand), and with
+# --only strong --margins, bench/README "Five-seat round 6"): on 200 of them the standard
+# errors bind and margins 0 and 0.1 play alike, 2.5-5.5 points above the normal bot
+# ("Five-seat round 8"). It searches once some seat holds at most STRONG_CARDS[variant] cards
+# (the end nears: short rollouts, plays to read, a play that decides the hand), and with
 # STRONG_TEAMS_KNOWN only once the seat knows the teams (its samples then never misplace the
 # hidden partner); STRONG_SECONDS is the whole decision's wall time, the normal play's
-# included (p99 <= 100 ms on one core, the garbage collector's pauses aside: bench/README,
-# "Five-seat round 6").
+# included (p99 <= 100 ms on one core: bench/README, "Five-seat round 7").
 STRONG_CARDS = {"qq5": 99, "new5": 99, "fenzhou5": 99}
 STRONG_TEAMS_KNOWN = False
 STRONG_CANDIDATES = 4
