@@ -116,52 +116,42 @@ class DeterminiseTests:
             assert not Counter(bottom) - Counter(world.hands[state.landlord])
 
 
+def _pair_or_single() -> tuple[HandState, Action, Action]:
+    """The landlord to lead with 33+BJ against two farmers on one card each, and his two
+    leads: the pair (then the joker) wins, a single 3 lets a farmer out."""
+    state = _endgame(("3d 3c BJ", "5d", "2s"), turn=0)
+    seat = state.turn
+    single = Action(seat, PLAY, "single", parse_cards("3d"))
+    pair = Action(seat, PLAY, "pair", parse_cards("3d 3c"))
+    return state, single, pair
+
+
+def _pimc(state: HandState, candidates: list[Action], **options: float) -> Action:
+    """``pimc`` for the seat to act, every seat playing its weakest play, 8 deals in a minute
+    (``options`` replace them) drawn from the same generator."""
+    seat = state.turn
+    budget = {"samples": 8, "seconds": 60.0, **options}
+    return pimc(
+        state, seat, view_for(state, seat), candidates, _lowest, rng=random.Random(0), **budget
+    )
+
+
 class PimcTests:
     def test_it_finds_the_lead_that_wins_when_the_first_choice_loses(self):
-        """The landlord leads with 33+BJ against two farmers on one card each: the pair and
-        then the joker win, a single 3 lets a farmer out."""
-        state = _endgame(("3d 3c BJ", "5d", "2s"), turn=0)
-        seat = state.turn
-        single = Action(seat, PLAY, "single", parse_cards("3d"))
-        pair = Action(seat, PLAY, "pair", parse_cards("3d 3c"))
-        view = view_for(state, seat)
-        args = {"policy": _lowest, "samples": 8, "seconds": 60.0}
-        choice = pimc(state, seat, view, [single, pair], rng=random.Random(0), **args)
-        assert choice == pair
-        choice = pimc(state, seat, view, [pair, single], rng=random.Random(0), **args)
-        assert choice == pair
+        state, single, pair = _pair_or_single()
+        assert _pimc(state, [single, pair]) == pair
+        assert _pimc(state, [pair, single]) == pair
 
     def test_a_margin_keeps_the_callers_choice_unless_the_gain_clears_it(self):
         """The pair wins every deal and the single none: a gain of all the deals clears a
         margin of half of them, and never one of all of them."""
-        state = _endgame(("3d 3c BJ", "5d", "2s"), turn=0)
-        seat = state.turn
-        single = Action(seat, PLAY, "single", parse_cards("3d"))
-        pair = Action(seat, PLAY, "pair", parse_cards("3d 3c"))
-        view = view_for(state, seat)
-        args = {"policy": _lowest, "samples": 8, "seconds": 60.0}
-        for margin, chosen in ((0.5, pair), (1.0, single)):
-            choice = pimc(
-                state, seat, view, [single, pair], rng=random.Random(0), margin=margin, **args
-            )
-            assert choice == chosen
+        state, single, pair = _pair_or_single()
+        assert _pimc(state, [single, pair], margin=0.5) == pair
+        assert _pimc(state, [single, pair], margin=1.0) == single
 
     def test_without_time_it_keeps_the_callers_choice(self):
-        state = _endgame(("3d 3c BJ", "5d", "2s"), turn=0)
-        seat = state.turn
-        single = Action(seat, PLAY, "single", parse_cards("3d"))
-        pair = Action(seat, PLAY, "pair", parse_cards("3d 3c"))
-        choice = pimc(
-            state,
-            seat,
-            view_for(state, seat),
-            [single, pair],
-            _lowest,
-            seconds=0.0,
-            samples=8,
-            rng=random.Random(0),
-        )
-        assert choice == single
+        state, single, pair = _pair_or_single()
+        assert _pimc(state, [single, pair], seconds=0.0) == single
 
 
 class EndgamePlayTests:
