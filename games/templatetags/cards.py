@@ -5,8 +5,9 @@ them the hand region joins (games/templatetags/hand_region.py: ``hand_button_row
 
 As a partial, each face of a push's last plays, trick and bottom cost 40 µs to look up in the
 rendering memo (85 µs to render), and a seat's hand, a template loop over its 24 cards, took
-0.57 ms to render; 0.28 ms now (bench/README.md, "Seventh round"). The markup is the same as
-the partial's was. Each face's HTML, and each hand button's, is made once per process (per
+0.57 ms to render; 0.28 ms now (bench/README.md, "Seventh round"). A face's markup is the
+least the table's CSS needs (``_inside``): 100 bytes for a small face, where the partial's
+was 230. Each face's HTML, and each hand button's, is made once per process (per
 card, label, so language, and size or place) and a row of them is joined from those snippets:
 no template loop runs per card. The controls and status regions, written by Python the same way
 (controls_html.py, status_html.py), take their card faces from ``card`` and ``cards``.
@@ -40,14 +41,17 @@ def _classes(face: dict[str, Any]) -> str:
     return out
 
 
-def _inside(face: dict[str, Any]) -> str:
-    # the corner index and the centre pip, hidden from screen readers (the label says it all)
-    centre = "★" if face["joker"] else escape(face["suit"])
-    return (
-        f'<span class="pc-i" aria-hidden="true"><span class="pc-r">{escape(face["rank"])}</span>'
-        f'<span class="pc-s">{escape(face["suit"])}</span></span>'
-        f'<span class="pc-c" aria-hidden="true">{centre}</span>'
-    )
+def _inside(face: dict[str, Any], size: str = "") -> str:
+    # The corner index (rank over suit) and the centre pip, as four short custom elements
+    # (table.css styles them by name). A face is an image and a hand card a button, whose
+    # children screen readers skip (their label says it all), so they carry no attributes; a
+    # push's bytes are mostly card faces. A small face shows no centre pip, a small joker no
+    # index: those are not sent.
+    index = f"<pc-i><pc-r>{escape(face['rank'])}</pc-r><pc-s>{escape(face['suit'])}</pc-s></pc-i>"
+    centre = f"<pc-c>{'★' if face['joker'] else escape(face['suit'])}</pc-c>"
+    if size == "xs":
+        return centre if face["joker"] else index
+    return index + centre
 
 
 def _face(face: dict[str, Any], size: str) -> str:
@@ -58,7 +62,7 @@ def _face(face: dict[str, Any], size: str) -> str:
         sized = f" pc-{escape(size)}" if size else ""
         html = _faces[key] = (
             f'<span data-c="{escape(face["code"])}" class="pc{sized}{_classes(face)}" '
-            f'title="{label}" aria-label="{label}" role="img">{_inside(face)}</span>'
+            f'aria-label="{label}" role="img">{_inside(face, size)}</span>'
         )
     return html
 

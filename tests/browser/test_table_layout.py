@@ -134,7 +134,7 @@ MISSING = """() => {
         if (r.bottom > controls.top + 0.5 && r.top < controls.bottom) {
             bad.push(key + ' under the controls');
         }
-        for (const part of card.querySelectorAll('.pc-r, .pc-s')) {
+        for (const part of card.querySelectorAll('pc-r, pc-s')) {
             if (!centre(part, card)) bad.push(key + ' index covered');
         }
     });
@@ -157,7 +157,7 @@ MISSING = """() => {
 
 # the probe sees a card whose index something covers
 COVER_AN_INDEX = """() => {
-    const r = document.querySelector('#table-hand .hc .pc-r').getBoundingClientRect();
+    const r = document.querySelector('#table-hand .hc pc-r').getBoundingClientRect();
     const lid = document.createElement('div');
     lid.style.cssText = `position: fixed; z-index: 99; left: ${r.left}px; top: ${r.top}px; `
         + `width: ${r.width}px; height: ${r.height}px; background: #000`;

@@ -191,13 +191,13 @@ LOW_CONTRAST = (
         const style = getComputedStyle(card);
         const grounds = rgb(style.backgroundImage).concat(rgb(style.backgroundColor))
             .filter((c) => c.length < 4 || c[3] > 0);
-        card.querySelectorAll('.pc-r, .pc-s, .pc-c').forEach((part) => {
+        card.querySelectorAll('pc-r, pc-s, pc-c').forEach((part) => {
             if (!part.getClientRects().length) return;
             const ink = rgb(getComputedStyle(part).color)[0];
             for (const ground of grounds) {
                 const r = ratio(ink, ground);
                 const which = card.dataset.c || card.dataset.card;
-                if (r < min) bad.push(`${which} ${part.className} ${r.toFixed(2)}`);
+                if (r < min) bad.push(`${which} ${part.localName} ${r.toFixed(2)}`);
             }
         });
     });
@@ -242,7 +242,7 @@ class AccessibilityTests:
             document.body.append(document.createElement('button'));
             const faded = document.createElement('span');
             faded.className = 'pc';
-            faded.innerHTML = '<span class="pc-r" style="color: #bbb">4</span>';
+            faded.innerHTML = '<pc-r style="color: #bbb">4</pc-r>';
             document.body.append(faded);
         }"""
         )

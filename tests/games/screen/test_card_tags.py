@@ -22,10 +22,12 @@ def _render(source: str, **context) -> str:
 def test_a_face_carries_its_code_colour_size_and_label():
     with translation.override("en"):
         html = _render('{% card c "xs" %}', c=card_face("Th"))
-    assert html.startswith('<span data-c="Th" class="pc pc-xs red" title="10 of hearts"')
+    assert html.startswith('<span data-c="Th" class="pc pc-xs red" aria-label="10 of hearts"')
     assert 'role="img"' in html
-    assert '<span class="pc-r">10</span><span class="pc-s">♥</span>' in html
-    assert html.endswith('<span class="pc-c" aria-hidden="true">♥</span></span>')
+    assert html.endswith("<pc-i><pc-r>10</pc-r><pc-s>♥</pc-s></pc-i></span>")  # no centre pip
+    with translation.override("en"):
+        large = _render("{% card c %}", c=card_face("Th"))
+    assert large.endswith("<pc-i><pc-r>10</pc-r><pc-s>♥</pc-s></pc-i><pc-c>♥</pc-c></span>")
 
 
 def test_jokers_show_a_star_and_big_is_marked():
@@ -34,6 +36,9 @@ def test_jokers_show_a_star_and_big_is_marked():
         big = _render("{% card c %}", c=card_face("BJ"))
     assert 'class="pc joker"' in small and 'class="pc red joker big"' in big
     assert small.count("★") == big.count("★") == 1
+    with translation.override("en"):
+        tiny = _render('{% card c "xs" %}', c=card_face("BJ"))
+    assert tiny.endswith('role="img"><pc-c>★</pc-c></span>')  # a small joker shows its star
 
 
 def test_the_label_follows_the_language_and_is_escaped():
