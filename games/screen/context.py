@@ -140,16 +140,15 @@ def screen_context(
         "choices": choice_buttons(view) if my_turn else [],
         "autoplay_on": bool(view.get("autoplay_on")),
         "finished": bool(view.get("finished")),
-        "status": _status_panel(
-            view,
-            names,
-            bottom=bottom,
-            deadline=deadline,
-            now=now,
-            seconds=seconds,
-            base_score=base_score,
-            coefficient=coefficient,
-        ),
+        "names": names,
+        "status": {
+            **_status_panel(
+                view, names, bottom=bottom, base_score=base_score, coefficient=coefficient
+            ),
+            "deadline": deadline,
+            "now": _deadline_iso(now or timezone.now()),
+            "seconds": seconds,
+        },
         "result": result_panel(view=view, played=played, names=names, extras=extras),
         "redeal": phase == "redeal",
         "commitment": commitment,
@@ -197,14 +196,12 @@ def _status_panel(
     names: dict[int, str],
     *,
     bottom: Any,
-    deadline: str,
-    now: datetime.datetime | None,
-    seconds: int | None,
     base_score: int,
     coefficient: int,
 ) -> dict[str, Any]:
-    """The status region: the phase, the stakes, the bottom as all see it, the step's clock (the
-    status partial hands it whole to games/templatetags/status_html.py)."""
+    """The status region but its clock: the phase, the stakes, the bottom as all see it (the
+    status partial hands it whole, with the clock's deadline, time and seconds, to
+    games/templatetags/status_html.py)."""
     phase = view.get("phase")
     variant = view["variant"]
     waiting = set(view.get("waiting") or [])
@@ -228,13 +225,25 @@ def _status_panel(
         "partner_mode": partner_mode,
         "partner_mode_label": str(PARTNER_LABELS.get(partner_mode, "")) if partner_mode else "",
         "bottom": card_faces(bottom),
-        "deadline": deadline,
-        "now": _deadline_iso(now or timezone.now()),
-        "seconds": seconds,
         "bombs": len(bombs),
         "grab_count": view.get("grab_count"),
         "waiting_names": [names[s] for s in sorted(waiting) if s in names],
     }
+
+
+def with_status_before(public: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """``public`` (a move's push's public context) with its status as the public view
+    ``before`` the move showed it, the clock as it is now: rendered, the two differ in what the
+    move changed of the status but its clock (games.screen.regions.render_push)."""
+    status = public["status"]
+    was = _status_panel(
+        before,
+        public["names"],
+        bottom=_bottoms(before, None)[0],
+        base_score=status["base_score"],
+        coefficient=status["coefficient"],
+    )
+    return {**public, "status": {**status, **was}}
 
 
 def _bottoms(view: dict[str, Any], state: HandState | None) -> tuple[Any, Any]:

@@ -24,7 +24,7 @@ from django.utils.translation import get_language
 from games.engine.flows import flow_for
 from games.reads.snapshot import TableSnapshot
 from games.screen import render_cache
-from games.screen.context import counter_context, table_context
+from games.screen.context import counter_context, table_context, with_status_before
 from games.screen.controls import with_hints
 from games.screen.seats import held_seat, seat_infos, seat_panels
 from games.screen.seen import seen_by
@@ -36,13 +36,15 @@ OWN_REGIONS = ("hand", "controls", "result", "counter")
 REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
 # what a push compares of a seat asked to decide before it or after it (its controls go anyway)
 MOVED_COMPARED = tuple(name for name in OWN_REGIONS if name != "controls")
-# a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them
+# a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them,
+# and the status's clock alone (swapped in by id) when nothing else of the status changed
 MOVE_REGIONS = ("status", "seat_panels", "trick")
-# Regions whose renderings are not kept: a push's status reads the clock (``status.now``), so
-# no rendering of it ever comes again, and a move's trick and changed seat panels came again
-# in 3 % and 9 % of the pushes of three qq5 hands (bench/push_cost.py): keying them cost more
-# than the few renderings saved.
-UNKEPT_REGIONS = frozenset(("status", "seat_panels", "trick"))
+MOVE_CLOCK_REGIONS = ("clock", "seat_panels", "trick")
+# Regions whose renderings are not kept: a push's status and clock read the clock
+# (``status.now``), so no rendering of them ever comes again, and a move's trick and changed
+# seat panels came again in 3 % and 9 % of the pushes of three qq5 hands
+# (bench/push_cost.py): keying them cost more than the few renderings saved.
+UNKEPT_REGIONS = frozenset(("status", "clock", "seat_panels", "trick"))
 
 
 def render_regions(ctx: dict[str, Any], *, oob: bool = True) -> str:
@@ -201,6 +203,21 @@ def changed_panels(
     ]
 
 
+def _status_moved(public: dict[str, Any], before: dict[str, Any]) -> bool:
+    """Whether the status of a move's push (``public``: its public context) shows anything but
+    its clock otherwise than the public view ``before`` the move showed it: if not, the push
+    sends the clock alone. Told from the two renderings, so from public facts alone."""
+    if public["status"] is None:
+        return True
+    template = get_template("games/table/status.html")
+    language = get_language()
+    now, was = (
+        template.render(_memo_context(ctx, oob=True, language=language))
+        for ctx in (public, with_status_before(public, before))
+    )
+    return now != was
+
+
 @dataclass
 class PushRendering:
     """One push of a table state: the shared regions once per language, a spectator's own
@@ -238,7 +255,8 @@ def render_push(
                 shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
             else:
                 delta = {**public, "changed_seats": changed_panels(public, seen_before, snapshot)}
-                shared[language] = render_regions_shared([delta], names=MOVE_REGIONS)[0]
+                moved = MOVE_REGIONS if _status_moved(public, seen_before) else MOVE_CLOCK_REGIONS
+                shared[language] = render_regions_shared([delta], names=moved)[0]
             if language in watching:
                 watcher[language] = render_regions_shared([public], names=OWN_REGIONS)[0]
     before = None

@@ -51,6 +51,9 @@ def _fixed_phrases() -> dict[str, str]:
     }
 
 
+_OOB = ' hx-swap-oob="true"'
+
+
 def _muted(text: str) -> str:
     return f'<span class="muted">{text}</span>'
 
@@ -83,7 +86,9 @@ def _cards_row(status: dict[str, Any], words: dict[str, str]) -> list[str]:
     return lines
 
 
-def _hand_rows(status: dict[str, Any], hand_number: Any, words: dict[str, str]) -> list[str]:
+def _hand_rows(
+    status: dict[str, Any], hand_number: Any, words: dict[str, str], clock: str
+) -> list[str]:
     """The rows of a hand: its phase, multiplier, stake and clock, then its cards of note."""
     number = ""
     if hand_number:
@@ -101,17 +106,35 @@ def _hand_rows(status: dict[str, Any], hand_number: Any, words: dict[str, str]) 
         f"<b>{'×' if status['multiplies'] else ''}{multiplier}</b></span>",
         f'<span class="st-stake" title="{words["stake_title"]}">{words["stake"]} '
         f"<b>{stake}</b>{bid}</span>",
+        clock,
+        "</div>",
     ]
-    if status["deadline"]:
-        lines.append(
-            f'<span class="st-clock" data-deadline="{escape(status["deadline"])}" '
-            f'data-seconds="{escape(status["seconds"] or "")}" {words["clock"]}'
-        )
-    lines.append("</div>")
     cards_row = _cards_row(status, words)
     if cards_row:
         lines.extend(['<div class="st-row st-cards">', *cards_row, "</div>"])
     return lines
+
+
+def _clock(
+    *, oob: Any, table_version: Any, in_hand: Any, finished: Any, version: Any, status: Any
+) -> str:
+    """The clock inside the status region: the versions a move names, the server's time the
+    page's countdowns are set by, and the step's countdown (hidden while there is none)."""
+    words = in_language(_phrases, _fixed_phrases)
+    head = '<span id="table-clock"'
+    if oob:
+        head += _OOB
+    head += f' data-table-version="{escape(table_version or 0)}"'
+    if in_hand and not finished:
+        head += f' data-version="{escape(version)}"'
+    if status and status["now"]:
+        head += f' data-now="{escape(status["now"])}"'
+    if not (status and status["deadline"]):
+        return head + " hidden></span>"
+    return (
+        f'{head} class="st-clock" data-deadline="{escape(status["deadline"])}" '
+        f'data-seconds="{escape(status["seconds"] or "")}" {words["clock"]}'
+    )
 
 
 @register.simple_tag
@@ -133,23 +156,42 @@ def status_region(
     context.py), or between hands whether it can be dealt and the room's stake (``base_score``,
     ``coefficient``)."""
     words = in_language(_phrases, _fixed_phrases)
-    head = '<div id="table-status" class="table-status"'
-    if oob:
-        head += ' hx-swap-oob="true"'
-    head += f' data-table-version="{escape(table_version or 0)}"'
-    if in_hand and not finished:
-        head += f' data-version="{escape(version)}"'
-    if status and status["now"]:
-        head += f' data-now="{escape(status["now"])}"'
-    lines = [head + ">"]
+    # the clock inside is no region of its own here (htmx would swap it out of the status)
+    clock = _clock(
+        oob=False,
+        table_version=table_version,
+        in_hand=in_hand,
+        finished=finished,
+        version=version,
+        status=status,
+    )
+    lines = [f'<div id="table-status" class="table-status"{_OOB if oob else ""}>']
     if status:
-        lines.extend(_hand_rows(status, hand_number, words))
+        lines.extend(_hand_rows(status, hand_number, words, clock))
     else:
         phase = words["ready"] if all_seated else words["waiting"]
         lines.append(f'<div class="st-row"><span class="st-phase">{phase}</span>')
         lines.append(
             f'<span class="st-stake">{words["stake"]} '
-            f"<b>{escape(base_score)}×{escape(coefficient)}</b></span></div>"
+            f"<b>{escape(base_score)}×{escape(coefficient)}</b></span>{clock}</div>"
         )
     lines.append("</div>")
     return mark_safe("\n".join(lines))  # every value in it is escaped
+
+
+@register.simple_tag
+@pure_tag
+def clock_region(
+    *, oob: Any, table_version: Any, in_hand: Any, finished: Any, version: Any, status: Any
+) -> SafeString:
+    """The status region's clock sent alone (clock.html): a move's push whose status shows
+    nothing else new (games.screen.context.status_changed)."""
+    clock = _clock(
+        oob=oob,
+        table_version=table_version,
+        in_hand=in_hand,
+        finished=finished,
+        version=version,
+        status=status,
+    )
+    return mark_safe(clock)  # every value in it is escaped

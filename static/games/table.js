@@ -10,7 +10,7 @@
   var hintSignature = "";
   var baseTitle = document.title;
   var wasOpen = false;
-  var skew = 0; // server clock minus this clock, from the status region's data-now
+  var skew = 0; // server clock minus this clock, from the status clock's data-now
 
   function root() { return document.getElementById("table-root"); }
   function handEl() { return document.querySelector("#table-hand .hand"); }
@@ -80,10 +80,10 @@
     if (hs !== hintSignature) { hintSignature = hs; hintIndex = -1; }
     render();
     titleCue();
-    var status = document.getElementById("table-status");
-    if (status && status.dataset.now && status.dataset.now !== status.dataset.seen) {
-      status.dataset.seen = status.dataset.now;
-      var server = Date.parse(status.dataset.now);
+    var clock = document.getElementById("table-clock");
+    if (clock && clock.dataset.now && clock.dataset.now !== clock.dataset.seen) {
+      clock.dataset.seen = clock.dataset.now;
+      var server = Date.parse(clock.dataset.now);
       if (!isNaN(server)) skew = server - Date.now();
     }
     tick();
@@ -260,13 +260,13 @@
 
   // Every move names the hand version it was made on: the controls' own while it is this
   // seat's turn (they come in the seat's own frame, before the version's shared regions), else
-  // the status region's. The forms leave it out so that their rendering stays the same from
+  // the status region's clock's. The forms leave it out so that their rendering stays the same from
   // one move to the next. The play frame carries the selected cards; an empty selection sends
   // nothing.
   document.addEventListener("htmx:wsConfigSend", function (ev) {
     var controls = document.getElementById("table-controls");
-    var status = document.getElementById("table-status");
-    var version = (controls && controls.dataset.version) || (status && status.dataset.version);
+    var clock = document.getElementById("table-clock");
+    var version = (controls && controls.dataset.version) || (clock && clock.dataset.version);
     if (version) ev.detail.parameters.version = version;
     var form = ev.target;
     if (form && form.id === "play-form") {

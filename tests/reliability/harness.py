@@ -188,7 +188,9 @@ def session_cookie(user: Any) -> str:
 
 _REGION = re.compile(r'(?=<div id="table-[a-z]+")')
 _REGION_ID = re.compile(r'^<div id="(table-[a-z]+)"')
-_VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
+# the status's clock carries it (sent alone when nothing else of the status changed); servers
+# before it the status itself, and the load bench drives such an older tree as its "old" side
+_VERSION = re.compile(r'id="table-(?:clock|status)"[^>]*data-version="(\d+)"')
 _MOVE_VERSION = re.compile(r'id="table-controls"[^>]*data-version="(\d+)"')
 _FRAME = re.compile(
     r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"'
@@ -237,7 +239,7 @@ class Frame:
     @property
     def version(self) -> int | None:
         """The hand version the state was rendered at (the page sends it with each move)."""
-        found = _VERSION.search(self.regions.get("table-status", ""))
+        found = _VERSION.search(self.text)
         return int(found.group(1)) if found else None
 
     @property

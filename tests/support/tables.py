@@ -171,7 +171,7 @@ def play_to_end(table: Table, *, limit: int = 2000) -> Hand:
 # --------------------------------------------------------------------------- websockets
 
 ORIGIN = [(b"origin", b"http://localhost")]
-VERSION_RE = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
+VERSION_RE = re.compile(r'id="table-clock"[^>]*data-version="(\d+)"')
 FRAME_RE = re.compile(
     r'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"(?: data-part="(\w+)")?'
     r'(?: data-own="([01])")?'

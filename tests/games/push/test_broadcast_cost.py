@@ -280,3 +280,48 @@ def test_a_move_sends_only_the_seat_panels_it_changed(monkeypatch):
         checked += 1
         fewer += len(pushed) < len(after)
     assert checked > 10 and fewer > 5
+
+
+# the status's clock (shown or hidden) and the server's time it carries, cut out of a rendering
+_CLOCK = (
+    r'<span id="table-clock"[^>]*>'
+    r'(?:<span class="clock-n">.*?</span><span class="muted">.*?</span>)?</span>'
+)
+
+
+def _unclocked(html: str) -> str:
+    import re
+
+    return re.sub(_CLOCK, "", regions(html)["table-status"])
+
+
+@pytest.mark.django_db(transaction=True)  # every push is sent at its commit
+def test_a_move_sends_the_status_only_when_more_than_its_clock_changed(monkeypatch):
+    """A move's public frame carries #table-status when the status shows anything but its
+    clock otherwise after the move, else its #table-clock alone, swapped in by id: either way
+    the page's status is then a fresh load's."""
+    import re
+
+    table, _users, moves = _three_humans_move_by_move(monkeypatch)
+    whole = clock_alone = 0
+    for _hand, _state, _mover, move in moves:
+        before = _alone(table.pk, monkeypatch)[table_frames.public_group(table.pk)]
+        pushes = move()
+        if active_hand(table) is None:  # the last move's push reads the settled table
+            break
+        (push,) = pushes
+        public = push[-1]
+        html = public.html_by_language[next(iter(public.html_by_language))]
+        after = _alone(table.pk, monkeypatch)[public.group]
+        sent = regions(html)
+        if "table-status" in sent:
+            whole += 1
+            assert _unclocked(before) != _unclocked(after)
+        else:
+            clock_alone += 1
+            assert _unclocked(before) == _unclocked(after)
+        screen = regions(before)
+        swap_in(screen, html)
+        now = re.compile(r' data-now="[^"]*"')
+        assert now.sub("", screen["table-status"]) == now.sub("", regions(after)["table-status"])
+    assert whole > 0 and clock_alone > 10

@@ -43,8 +43,8 @@ pytestmark = pytest.mark.slow
 db = database_sync_to_async
 SHORTEST = 60  # the room's shortest step: long enough that only the deadline closes a step
 
-TABLE_VERSION = re.compile(r'id="table-status"[^>]*data-table-version="(\d+)"')
-VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
+TABLE_VERSION = re.compile(r'id="table-clock"[^>]*data-table-version="(\d+)"')
+VERSION = re.compile(r'id="table-clock"[^>]*data-version="(\d+)"')
 PHASE = re.compile(r'<span class="st-phase">(.*?)</span>\s*<span class="st-mult"', re.S)
 MULTIPLIER = re.compile(r'class="st-mult".*?<b>(.*?)</b>', re.S)
 ACTING = re.compile(r'<section class="seat[^"]*\bacting\b')

@@ -175,7 +175,7 @@ class ControlsTests:
         assert 'name="version"' not in controls
         with translation.override("en"):
             _v, page = render(state, waiting_seats(state)[0])
-        assert re.search(r'id="table-status"[^>]*data-version="0"', page)
+        assert re.search(r'id="table-clock"[^>]*data-version="0"', page)
 
     def test_qq5_reveal_and_double(self) -> None:
         state = SCENARIOS["qq5-reveal"]
