@@ -26,7 +26,7 @@ from games.reads.snapshot import TableSnapshot
 from games.screen import render_cache
 from games.screen.context import counter_context, table_context, with_status_before
 from games.screen.controls import with_hints
-from games.screen.seats import held_seat, seat_infos, seat_panels
+from games.screen.seats import PLAY_KEYS, held_seat, seat_infos, seat_panels
 from games.screen.seen import seen_by
 
 # Shared regions are rendered from the public view for everyone reading a language; a seat's own
@@ -194,12 +194,20 @@ def changed_panels(
     """The seat panels of ``public`` (the public context of a move's push) that differ from
     the panels of ``before`` (the public view before the move), and those of the seats to act
     (their clock starts again, which the state before does not tell): what every page at the
-    version before shows of the others stays as it is. From public facts alone, so what one
+    version before shows of the others stays as it is. Each marked ``play_only`` where the move
+    changed nothing of a taken seat's panel but its play part (``PLAY_KEYS``: the clock, the
+    cards left, the last play), which is then sent alone. From public facts alone, so what one
     audience is sent tells it nothing another would not be."""
     infos, _count = seat_infos(snapshot)
     old = seat_panels(before, infos, deadline=public["status"]["deadline"])
     return [
-        row for row, was in zip(public["seats"], old, strict=True) if row["waiting"] or row != was
+        {
+            **row,
+            "play_only": not row["empty"]
+            and all(row[key] == was[key] for key in row if key not in PLAY_KEYS),
+        }
+        for row, was in zip(public["seats"], old, strict=True)
+        if row["waiting"] or row != was
     ]
 
 

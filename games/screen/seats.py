@@ -86,6 +86,11 @@ def seat_decisions(view: dict[str, Any], seat: int) -> list[str]:
     return notes
 
 
+# what a move changes of a taken seat's panel, its play part (the seat_panel tag's
+# ``_play_part``): sent alone when nothing else of the panel changed
+PLAY_KEYS = frozenset(("count", "last", "is_top", "waiting", "deadline"))
+
+
 def seat_panels(
     view: dict[str, Any], seats: Sequence[SeatInfo], *, deadline: str
 ) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ _BOT_AVATAR = (
     "</svg>"
 )
 _CLOCK = '<p class="seat-clock" aria-hidden="true"><span class="dot"></span>'
+_OOB = ' hx-swap-oob="true"'
 
 
 @dataclass(frozen=True)
@@ -150,13 +151,11 @@ def seat_panel(
     index = escape(s["index"])
     seat_label = words.seat_label(s["number"])
     classes = ""
-    if s["waiting"]:
-        classes += " acting"
     if s["landlord_side"]:
         classes += " lord"
     if s["empty"]:
         classes += " empty"
-    oob = ' hx-swap-oob="true"' if panel_oob else ""
+    oob = _OOB if panel_oob else ""
     opening = (
         f'<section class="seat{classes}" data-seat="{index}" id="table-seat-{index}"{oob} '
         f'aria-label="{seat_label}">'
@@ -166,7 +165,7 @@ def seat_panel(
         if not in_hand or hand_over:
             lines.extend(_seat_forms(words, index, table_id, csrf_token))
     else:
-        lines = [opening, *_occupant(words, s)]
+        lines = [opening, *_occupant(words, s), _play_part(words, s, oob="")]
     lines.append("</section>")
     return mark_safe("\n".join(lines))  # every value in it is escaped
 
@@ -180,9 +179,17 @@ def changed_seat_panels(
     hand_over: Any,
     csrf_token: Any,
 ) -> SafeString:
-    """A move's changed seat panels, each swapped in by id (seat_panels.html): one tag where
-    a template included per panel cost more than the panels' own markup."""
-    panels = (seat_panel(s, 1, table_id, in_hand, hand_over, csrf_token) for s in changed_seats)
+    """A move's changed seat panels, each swapped in by id (seat_panels.html): a panel whole,
+    or its play part alone where the move changed nothing else of it (``play_only``, from
+    games.screen.seats.changed_panels). One tag where a template included per panel cost more
+    than the panels' own markup."""
+    words = in_language(_snippets, _translated_snippets)
+    panels = (
+        _play_part(words, s, oob=_OOB)
+        if s["play_only"]
+        else seat_panel(s, 1, table_id, in_hand, hand_over, csrf_token)
+        for s in changed_seats
+    )
     return mark_safe("".join(f"\n{panel}\n" for panel in panels))  # each panel is escaped
 
 
@@ -203,7 +210,8 @@ def _seat_forms(words: _Snippets, index: str, table_id: Any, csrf_token: Any) ->
 
 
 def _occupant(words: _Snippets, s: dict[str, Any]) -> list[str]:
-    """The lines of a taken seat's panel (the empty ones left out, as the memo squeezes them)."""
+    """The lines of a taken seat's panel but its play part (the empty ones left out, as the
+    memo squeezes them)."""
     info = s["info"]
     name = str(info["name"])
     if info["is_bot"]:
@@ -236,6 +244,16 @@ def _occupant(words: _Snippets, s: dict[str, Any]) -> list[str]:
     lines.append("</p>")
     if s["shown"]:
         lines.append(f"{words.shown_hand}{cards(s['shown'], 'xs')}</span></p>")
+    return lines
+
+
+def _play_part(words: _Snippets, s: dict[str, Any], *, oob: str) -> str:
+    """What a move changes of a taken seat's panel (``PLAY_KEYS``): whether it is to act, with
+    its clock, its cards left and its last play in the trick. A ``<div>`` of its own, laid out
+    as the panel's own lines (table.css), which a move's push sends alone when nothing else of
+    the panel changed."""
+    acting = " acting" if s["waiting"] else ""
+    lines = [f'<div class="seat-play{acting}" id="table-seat-{escape(s["index"])}-play"{oob}>']
     if s["count"] is not None:
         lines.append(words.count_line(s["count"]))
     last = s["last"]
@@ -249,7 +267,8 @@ def _occupant(words: _Snippets, s: dict[str, Any]) -> list[str]:
             )
     if s["waiting"]:
         lines.append(_clock(words, s["deadline"]))
-    return lines
+    lines.append("</div>")
+    return "\n".join(lines)
 
 
 def _meta(words: _Snippets, info: dict[str, Any]) -> str:

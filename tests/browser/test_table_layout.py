@@ -298,7 +298,8 @@ TEXT_CONTRAST = (
 
 # a seat's 报牌 tag, as table.css paints it (no seat here is down to two cards)
 REPORT_TAG = """() => {
-    const badges = document.querySelector('#table-seats .seat:not(.acting) .seat-badges');
+    const idle = '#table-seats .seat:not(:has(.seat-play.acting))';
+    const badges = document.querySelector(idle + ' .seat-badges');
     if (!badges.querySelector('.report')) {
         badges.insertAdjacentHTML('beforeend', '<span class="tag report">剩 2 张!</span>');
     }

@@ -3,6 +3,8 @@ shared rendering of a push gives every audience exactly what rendering it alone 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
 
@@ -84,8 +86,6 @@ def _pushed(table_id: int) -> dict[str, dict[str, str]]:
 def _same_but_clock(a: dict[str, dict[str, str]], b: dict[str, str]) -> None:
     """Every screen of ``a`` is its group's rendering alone in ``b``, region by region, but for
     the clock and the frame's header (a push's, a fresh load's, or none)."""
-    import re
-
     now = re.compile(r' data-now="[^"]*"')
 
     def clean(screen: dict[str, str]) -> dict[str, str]:
@@ -207,8 +207,6 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
     act (his controls: his hand stays as it is); the others get the public frame, every seat
     the same one, and their 记牌器 alone when the move played cards they had not seen (not the
     shown bottom, say)."""
-    import re
-
     from games.engine.combos import BOMB_KINDS
 
     table, users, moves = _three_humans_move_by_move(monkeypatch)
@@ -248,8 +246,6 @@ def test_a_move_sends_own_regions_to_the_seats_it_changed_alone(monkeypatch):
 
 def _panels(html: str) -> dict[int, str]:
     """The seat panels in ``html`` by seat, as a fresh load shows them (no oob mark)."""
-    import re
-
     found = re.findall(r'(<section [^>]*id="table-seat-(\d+)".*?</section>)', html, re.S)
     return {int(seat): panel.replace(' hx-swap-oob="true"', "") for panel, seat in found}
 
@@ -257,12 +253,14 @@ def _panels(html: str) -> dict[int, str]:
 @pytest.mark.django_db(transaction=True)  # every push is sent at its commit
 def test_a_move_sends_only_the_seat_panels_it_changed(monkeypatch):
     """A move's public frame carries the seat panels that look different after it, and those
-    of the seats to act (their clock starts again), not #table-seats whole: the others' panels
-    on every page stay as the version before showed them, which are a fresh load's."""
+    of the seats to act (their clock starts again), not #table-seats whole; a panel whose
+    occupant's lines did not change goes as its play part alone. Swapped in by id, they leave
+    every page's panels as a fresh load shows them after the move."""
     table, _users, moves = _three_humans_move_by_move(monkeypatch)
-    checked = fewer = 0
+    checked = fewer = play_alone = 0
     for _hand, _state, _mover, move in moves:
-        before = _panels(_alone(table.pk, monkeypatch)[table_frames.public_group(table.pk)])
+        shown = _alone(table.pk, monkeypatch)[table_frames.public_group(table.pk)]
+        before = _panels(shown)
         pushes = move()
         if active_hand(table) is None:  # the last move's push reads the settled table
             break
@@ -273,13 +271,19 @@ def test_a_move_sends_only_the_seat_panels_it_changed(monkeypatch):
         html = public.html_by_language[next(iter(public.html_by_language))]
         assert 'id="table-seats"' not in html
         after = _panels(_alone(table.pk, monkeypatch)[group])
-        pushed = _panels(html)
+        sent = {
+            int(m[1]): m[2]
+            for m in re.finditer(r"^table-seat-(\d+)(-play)?$", "\n".join(regions(html)), re.M)
+        }
         acting = set(waiting_seats(hand_state(active_hand(table))))
-        assert pushed.keys() == {s for s in after if after[s] != before[s]} | acting
-        assert pushed == {s: after[s] for s in pushed}  # each as a fresh load shows it
+        assert sent.keys() == {s for s in after if after[s] != before[s]} | acting
+        screen = regions(shown)
+        swap_in(screen, html)
+        assert _panels(screen["table-seats"]) == after  # each as a fresh load shows it
         checked += 1
-        fewer += len(pushed) < len(after)
-    assert checked > 10 and fewer > 5
+        fewer += len(sent) < len(after)
+        play_alone += sum(1 for part in sent.values() if part)
+    assert checked > 10 and fewer > 5 and play_alone > 10
 
 
 # the status's clock (shown or hidden) and the server's time it carries, cut out of a rendering
@@ -290,8 +294,6 @@ _CLOCK = (
 
 
 def _unclocked(html: str) -> str:
-    import re
-
     return re.sub(_CLOCK, "", regions(html)["table-status"])
 
 
@@ -300,8 +302,6 @@ def test_a_move_sends_the_status_only_when_more_than_its_clock_changed(monkeypat
     """A move's public frame carries #table-status when the status shows anything but its
     clock otherwise after the move, else its #table-clock alone, swapped in by id: either way
     the page's status is then a fresh load's."""
-    import re
-
     table, _users, moves = _three_humans_move_by_move(monkeypatch)
     whole = clock_alone = 0
     for _hand, _state, _mover, move in moves:

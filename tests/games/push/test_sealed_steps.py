@@ -47,7 +47,7 @@ TABLE_VERSION = re.compile(r'id="table-clock"[^>]*data-table-version="(\d+)"')
 VERSION = re.compile(r'id="table-clock"[^>]*data-version="(\d+)"')
 PHASE = re.compile(r'<span class="st-phase">(.*?)</span>\s*<span class="st-mult"', re.S)
 MULTIPLIER = re.compile(r'class="st-mult".*?<b>(.*?)</b>', re.S)
-ACTING = re.compile(r'<section class="seat[^"]*\bacting\b')
+ACTING = re.compile(r'<div class="seat-play acting"')
 TAG = re.compile(r"<[^>]+>")
 
 

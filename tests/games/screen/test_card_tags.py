@@ -225,9 +225,8 @@ def test_a_players_panel_shows_his_tags_in_the_readers_language_and_escapes_his_
     )
     play = {"count": 17, "waiting": True, "deadline": "2026-12-05T19:00:00+00:00"}
     html = _panel(ann, "zh-hans", in_play=play)
-    assert (
-        '<section class="seat acting" data-seat="1" id="table-seat-1" aria-label="2 号座">' in html
-    )
+    assert '<section class="seat" data-seat="1" id="table-seat-1" aria-label="2 号座">' in html
+    assert '<div class="seat-play acting" id="table-seat-1-play">' in html
     assert (
         '<span class="avatar" aria-hidden="true">&lt;</span><span class="nm">&lt;b&gt;ann' in html
     )
@@ -289,3 +288,20 @@ def test_a_seats_last_play_shows_unless_it_is_the_top_and_a_shown_hand_shows():
     assert "seat-last" not in on_top
     passed = _panel(lily, "en", in_play={"last": {"passed": True, "cards": []}})
     assert '<p class="seat-last"><span class="pass-chip">Pass</span></p>' in passed
+
+
+def test_a_moves_push_sends_a_panels_play_part_alone_where_nothing_else_changed():
+    lily = SeatInfo(index=0, name="Lily")
+    play = {"count": 5, "waiting": True, "deadline": "2026-12-05T19:00:00+00:00"}
+    with translation.override("en"):
+        row = seat_rows([lily], 3, lambda seat: play)[0]
+        alone, whole = (
+            render_to_string(
+                "games/table/seat_panels.html", {"changed_seats": [{**row, "play_only": only}]}
+            ).strip()
+            for only in (True, False)
+        )
+    assert alone.startswith('<div class="seat-play acting" id="table-seat-0-play" hx-swap-oob')
+    assert "Lily" not in alone and 'aria-label="5 cards"' in alone and "data-deadline" in alone
+    assert whole.startswith('<section class="seat" data-seat="0" id="table-seat-0" hx-swap-oob')
+    assert alone.replace(' hx-swap-oob="true"', "") in whole  # the same part as in the panel
