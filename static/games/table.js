@@ -192,7 +192,11 @@
       Object.keys(roles).forEach(function (seat) {
         if (roles[seat] > (seenRoles[seat] || 0)) {
           var panel = document.querySelector('#table-seats .seat[data-seat="' + seat + '"]');
-          if (panel) panel.classList.add("fx-reveal");
+          if (!panel) return;
+          panel.classList.add("fx-reveal");
+          // taken off once it has run (0.9 s, or none with reduced motion): a move may leave
+          // the panel in place, sending its play part alone, and the panel is then as sent
+          setTimeout(function () { panel.classList.remove("fx-reveal"); }, 1200);
         }
       });
     }
