@@ -82,10 +82,14 @@ HUMAN_GAP = 2.0  # seconds between a table's actions at a human pace (--gap)
 FINISH_PATIENCE = 600.0
 # how long a dropped tab keeps trying to come back (the lease is 30 s)
 RECONNECT_PATIENCE = 120.0
-_VERSION = re.compile(rb'id="table-status"[^>]*data-version="(\d+)"')
+# the hand's version: on the status's clock (#table-clock, inside the status or sent alone),
+# on the status itself in trees before it (the "old" side may be one)
+_VERSION = re.compile(rb'id="table-(?:clock|status)"[^>]*data-version="(\d+)"')
 _FRAME = re.compile(rb'id="table-frame"[^>]*data-version="(\d+)" data-full="([01])"')
-_REGION = re.compile(rb'(?=<div id="table-[a-z]+")')
-_REGION_ID = re.compile(rb'^<div id="(table-[a-z]+)"')
+# a frame's regions, the clock among them: inside the status, it cuts the status's rest off
+# into the clock's part, which this client does not read
+_REGION = re.compile(rb'(?=<(?:div|span) id="table-[a-z]+")')
+_REGION_ID = re.compile(rb'^<(?:div|span) id="(table-[a-z]+)"')
 COMPILE_IGNORES = ("--ignore=.venv/*", "--ignore=bench/*")
 REPORT_EVERY = 5.0  # seconds between a worker's live figures (the soak's minute lines)
 
@@ -352,7 +356,8 @@ class Tab:
                     if found:
                         self.regions[found.group(1)] = part
                 self.last = b"".join(self.regions.values())
-                found = _VERSION.search(self.regions.get(b"table-status", b""))
+                clock = self.regions.get(b"table-clock") or self.regions.get(b"table-status", b"")
+                found = _VERSION.search(clock)
                 self.version = int(found.group(1)) if found else None
                 self.arrivals.append((at, version))
                 if self.dropped_at is not None:
