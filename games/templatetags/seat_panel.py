@@ -181,7 +181,7 @@ def changed_seat_panels(
 ) -> SafeString:
     """A move's changed seat panels, each swapped in by id (seat_panels.html): a panel whole,
     or its play part alone where the move changed nothing else of it (``play_only``, from
-    games.screen.seats.changed_panels). One tag where a template included per panel cost more
+    games.screen.regions.changed_panels). One tag where a template included per panel cost more
     than the panels' own markup."""
     words = in_language(_snippets, _translated_snippets)
     panels = (

@@ -185,7 +185,7 @@ def clock_region(
     *, oob: Any, table_version: Any, in_hand: Any, finished: Any, version: Any, status: Any
 ) -> SafeString:
     """The status region's clock sent alone (clock.html): a move's push whose status shows
-    nothing else new (games.screen.context.status_changed)."""
+    nothing else new (games.screen.regions.render_push)."""
     clock = _clock(
         oob=oob,
         table_version=table_version,
