@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import re
 import threading
 
 import pytest
@@ -309,5 +310,5 @@ class TableTests:
 
 def _panels(html: str) -> list[str]:
     """The seat panels of a page or frame, in seat order."""
-    parts = html.split('id="table-seat-')[1:]
+    parts = re.split(r'id="table-seat-\d+"', html)[1:]
     return [part.split("</section>")[0] for part in parts]
