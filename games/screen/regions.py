@@ -36,10 +36,10 @@ OWN_REGIONS = ("hand", "controls", "result", "counter")
 REGIONS = (*SHARED_REGIONS, *OWN_REGIONS)
 # what a push compares of a seat asked to decide before it or after it (its controls go anyway)
 MOVED_COMPARED = tuple(name for name in OWN_REGIONS if name != "controls")
-# a move's shared regions: the seat panels it changed (swapped in by id) instead of all of them,
-# and the status's clock alone (swapped in by id) when nothing else of the status changed
-MOVE_REGIONS = ("status", "seat_panels", "trick")
-MOVE_CLOCK_REGIONS = ("clock", "seat_panels", "trick")
+# a move's shared regions after its status (or the status's clock alone, swapped in by id, when
+# nothing else of the status changed): the seat panels it changed (swapped in by id) instead of
+# all of them, and the trick
+MOVE_REGIONS = ("seat_panels", "trick")
 # Regions whose renderings are not kept: a push's status and clock read the clock
 # (``status.now``), so no rendering of them ever comes again, and a move's trick and changed
 # seat panels came again in 3 % and 9 % of the pushes of three qq5 hands
@@ -211,19 +211,15 @@ def changed_panels(
     ]
 
 
-def _status_moved(public: dict[str, Any], before: dict[str, Any]) -> bool:
-    """Whether the status of a move's push (``public``: its public context) shows anything but
-    its clock otherwise than the public view ``before`` the move showed it: if not, the push
-    sends the clock alone. Told from the two renderings, so from public facts alone."""
+def _moved_status(public: dict[str, Any], before: dict[str, Any]) -> str:
+    """The status of a move's push (``public``: its public context): the whole status when it
+    shows anything but its clock otherwise than the public view ``before`` the move showed it,
+    else its clock alone. Told from the two renderings, so from public facts alone."""
+    now = render_regions_shared([public], names=("status",))[0]
     if public["status"] is None:
-        return True
-    template = get_template("games/table/status.html")
-    language = get_language()
-    now, was = (
-        template.render(_memo_context(ctx, oob=True, language=language))
-        for ctx in (public, with_status_before(public, before))
-    )
-    return now != was
+        return now
+    was = render_regions_shared([with_status_before(public, before)], names=("status",))[0]
+    return now if now != was else render_regions_shared([public], names=("clock",))[0]
 
 
 @dataclass
@@ -263,8 +259,10 @@ def render_push(
                 shared[language] = render_regions_shared([public], names=SHARED_REGIONS)[0]
             else:
                 delta = {**public, "changed_seats": changed_panels(public, seen_before, snapshot)}
-                moved = MOVE_REGIONS if _status_moved(public, seen_before) else MOVE_CLOCK_REGIONS
-                shared[language] = render_regions_shared([delta], names=moved)[0]
+                shared[language] = (
+                    _moved_status(public, seen_before)
+                    + render_regions_shared([delta], names=MOVE_REGIONS)[0]
+                )
             if language in watching:
                 watcher[language] = render_regions_shared([public], names=OWN_REGIONS)[0]
     before = None
