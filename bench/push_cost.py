@@ -3,11 +3,14 @@
 Plays whole qq5 hands in-process (five humans, no sockets) on a fresh SQLite database, or on
 PostgreSQL with ``--database``: for each action, the service call (lock, engine, save, settle)
 and the push (snapshot, renderings of every audience, the frames) are timed apart by the
-process's CPU clock. ``--profile`` / ``--profile-service`` print the dearest functions.
+process's CPU clock. ``--profile`` / ``--profile-service`` print the dearest functions;
+``--sample`` the pushes' shares by function from a sampling thread (``StackSampler``), which
+does not inflate the many small calls as the profiler does.
 
   .venv/bin/python bench/push_cost.py --hands 20
   .venv/bin/python bench/push_cost.py --hands 20 --database postgres://postgres@127.0.0.1/ddz
   .venv/bin/python bench/push_cost.py --hands 5 --profile --sort tottime
+  .venv/bin/python bench/push_cost.py --hands 12 --sample
   .venv/bin/python bench/push_cost.py --hands 5 --tree /work/wt-push-base   # another tree's code
 
 Per action it also prints the region renderings made (memo misses: templates actually run) and
@@ -25,7 +28,9 @@ import argparse
 import os
 import statistics
 import sys
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +70,40 @@ def socket_bytes(frames: list, seated: dict[int, str], spectators: list[str]) ->
     return total
 
 
+class StackSampler:
+    """The main thread's stack, looked at every half millisecond while ``on`` (a push being
+    made): each function's share of the looks is its share of the pushes' time, the functions
+    it calls included. The interpreter's switch interval is cut to the same half millisecond,
+    or the sampling thread would wait 5 ms for its turn."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.looks = 0
+        self.inclusive: Counter[str] = Counter()
+        self.main = threading.main_thread().ident
+        sys.setswitchinterval(0.0005)
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(0.0005)
+            frame = sys._current_frames().get(self.main) if self.on else None
+            names = set()
+            while frame is not None:
+                code = frame.f_code
+                place = code.co_filename.split("site-packages/")[-1].replace(f"{ROOT}/", "")
+                names.add(f"{place}:{code.co_name}")
+                frame = frame.f_back
+            if names:
+                self.looks += 1
+                self.inclusive.update(names)
+
+    def report(self, top: int = 45) -> None:
+        print(f"{self.looks} looks inside the pushes; share of them by function (callees in):")
+        for name, count in self.inclusive.most_common(top):
+            print(f"{count / max(self.looks, 1) * 100:6.1f} %  {name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=20)
@@ -75,6 +114,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile the pushes")
     parser.add_argument("--sort", default="cumulative", help="profile order (pstats key)")
     parser.add_argument("--profile-service", action="store_true", help="profile the service")
+    parser.add_argument("--sample", action="store_true", help="sample the pushes' stacks")
     parser.add_argument(
         "--templates", action="store_true", help="time each template (adds to the figures)"
     )
@@ -159,6 +199,7 @@ def main() -> None:
         import cProfile
 
         profiler = cProfile.Profile()
+    sampler = StackSampler() if args.sample else None
     service_profiler = None
     if args.profile_service:
         import cProfile
@@ -172,9 +213,13 @@ def main() -> None:
                 profiler.enable()
             if service_profiler:
                 service_profiler.disable()
+            if sampler:
+                sampler.on = True
             try:
                 return push(*args, **kwargs)
             finally:
+                if sampler:
+                    sampler.on = False
                 if profiler:
                     profiler.disable()
                 if service_profiler:
@@ -277,6 +322,8 @@ def main() -> None:
         import pstats
 
         pstats.Stats(service_profiler).sort_stats(args.sort).print_stats(40)
+    if sampler:
+        sampler.report()
 
 
 if __name__ == "__main__":
