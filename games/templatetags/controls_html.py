@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card
-from games.templatetags.markup import csrf_input, escape, in_language, table_url
+from games.templatetags.markup import OOB, csrf_input, escape, in_language, table_url
 
 register = template.Library()
 
@@ -157,7 +157,7 @@ def controls_region(
     words = in_language(_phrases, _fixed_markup)
     head = '<div id="table-controls" class="table-controls"'
     if oob:
-        head += ' hx-swap-oob="true"'
+        head += OOB
     if my_turn:
         head += (
             f' data-my-turn="1" data-version="{escape(move_version)}"'

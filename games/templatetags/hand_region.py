@@ -20,7 +20,7 @@ from django.utils.translation import gettext, ngettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card_row, hand_button_row
-from games.templatetags.markup import escape, in_language
+from games.templatetags.markup import OOB, escape, in_language
 
 register = template.Library()
 
@@ -140,7 +140,7 @@ def hand_region(
     shown (a bottom taken face down, a qq5 partner's hand); a spectator's note."""
     words = in_language(_words, _translated_words)
     n = len(hand_cards)
-    attrs = ' hx-swap-oob="true"' if oob else ""
+    attrs = OOB if oob else ""
     attrs += f' data-pov="{escape(me or 0)}"'
     if me is not None:
         attrs += f' data-me="{escape(me)}"'

@@ -14,6 +14,9 @@ from django.utils.translation import get_language
 
 Words = TypeVar("Words")
 
+# a region's root sent on its own: the htmx websocket extension swaps it in by its id
+OOB = ' hx-swap-oob="true"'
+
 
 def escape(value: Any) -> str:
     """``value`` as text in HTML: what ``django.utils.html.escape`` writes, without its check

@@ -30,7 +30,7 @@ from django.utils.translation import gettext, ngettext, pgettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import cards
-from games.templatetags.markup import csrf_input, escape, in_language, table_url
+from games.templatetags.markup import OOB, csrf_input, escape, in_language, table_url
 
 register = template.Library()
 
@@ -42,7 +42,6 @@ _BOT_AVATAR = (
     "</svg>"
 )
 _CLOCK = '<p class="seat-clock" aria-hidden="true"><span class="dot"></span>'
-_OOB = ' hx-swap-oob="true"'
 
 
 @dataclass(frozen=True)
@@ -155,7 +154,7 @@ def seat_panel(
         classes += " lord"
     if s["empty"]:
         classes += " empty"
-    oob = _OOB if panel_oob else ""
+    oob = OOB if panel_oob else ""
     opening = (
         f'<section class="seat{classes}" data-seat="{index}" id="table-seat-{index}"{oob} '
         f'aria-label="{seat_label}">'
@@ -185,7 +184,7 @@ def changed_seat_panels(
     than the panels' own markup."""
     words = in_language(_snippets, _translated_snippets)
     panels = (
-        _play_part(words, s, oob=_OOB)
+        _play_part(words, s, oob=OOB)
         if s["play_only"]
         else seat_panel(s, 1, table_id, in_hand, hand_over, csrf_token)
         for s in changed_seats

@@ -20,7 +20,7 @@ from django.utils.translation import pgettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import card, cards
-from games.templatetags.markup import escape, in_language
+from games.templatetags.markup import OOB, escape, in_language
 
 register = template.Library()
 
@@ -49,9 +49,6 @@ def _fixed_phrases() -> dict[str, str]:
         "ready": escape(_("Everyone is seated: ready to deal")),
         "waiting": escape(_("Waiting for players")),
     }
-
-
-_OOB = ' hx-swap-oob="true"'
 
 
 def _muted(text: str) -> str:
@@ -115,28 +112,6 @@ def _hand_rows(
     return lines
 
 
-def _clock(
-    *, oob: Any, table_version: Any, in_hand: Any, finished: Any, version: Any, status: Any
-) -> str:
-    """The clock inside the status region: the versions a move names, the server's time the
-    page's countdowns are set by, and the step's countdown (hidden while there is none)."""
-    words = in_language(_phrases, _fixed_phrases)
-    head = '<span id="table-clock"'
-    if oob:
-        head += _OOB
-    head += f' data-table-version="{escape(table_version or 0)}"'
-    if in_hand and not finished:
-        head += f' data-version="{escape(version)}"'
-    if status and status["now"]:
-        head += f' data-now="{escape(status["now"])}"'
-    if not (status and status["deadline"]):
-        return head + " hidden></span>"
-    return (
-        f'{head} class="st-clock" data-deadline="{escape(status["deadline"])}" '
-        f'data-seconds="{escape(status["seconds"] or "")}" {words["clock"]}'
-    )
-
-
 @register.simple_tag
 @pure_tag
 def status_region(
@@ -157,7 +132,7 @@ def status_region(
     ``coefficient``)."""
     words = in_language(_phrases, _fixed_phrases)
     # the clock inside is no region of its own here (htmx would swap it out of the status)
-    clock = _clock(
+    clock = clock_region(
         oob=False,
         table_version=table_version,
         in_hand=in_hand,
@@ -165,7 +140,7 @@ def status_region(
         version=version,
         status=status,
     )
-    lines = [f'<div id="table-status" class="table-status"{_OOB if oob else ""}>']
+    lines = [f'<div id="table-status" class="table-status"{OOB if oob else ""}>']
     if status:
         lines.extend(_hand_rows(status, hand_number, words, clock))
     else:
@@ -184,14 +159,22 @@ def status_region(
 def clock_region(
     *, oob: Any, table_version: Any, in_hand: Any, finished: Any, version: Any, status: Any
 ) -> SafeString:
-    """The status region's clock sent alone (clock.html): a move's push whose status shows
-    nothing else new (games.screen.regions.render_push)."""
-    clock = _clock(
-        oob=oob,
-        table_version=table_version,
-        in_hand=in_hand,
-        finished=finished,
-        version=version,
-        status=status,
+    """The clock inside the status region: the versions a move names, the server's time the
+    page's countdowns are set by, and the step's countdown (hidden while there is none). Sent
+    alone (clock.html, ``oob``) by a move's push whose status shows nothing else new
+    (games.screen.regions.render_push)."""
+    words = in_language(_phrases, _fixed_phrases)
+    head = '<span id="table-clock"'
+    if oob:
+        head += OOB
+    head += f' data-table-version="{escape(table_version or 0)}"'
+    if in_hand and not finished:
+        head += f' data-version="{escape(version)}"'
+    if status and status["now"]:
+        head += f' data-now="{escape(status["now"])}"'
+    if not (status and status["deadline"]):
+        return mark_safe(head + " hidden></span>")  # every value in it is escaped
+    return mark_safe(  # every value in it is escaped
+        f'{head} class="st-clock" data-deadline="{escape(status["deadline"])}" '
+        f'data-seconds="{escape(status["seconds"] or "")}" {words["clock"]}'
     )
-    return mark_safe(clock)  # every value in it is escaped

@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 
 from games.screen.render_cache import pure_tag
 from games.templatetags.cards import cards
-from games.templatetags.markup import escape, in_language
+from games.templatetags.markup import OOB, escape, in_language
 
 register = template.Library()
 
@@ -88,7 +88,7 @@ def trick_region(
     waiting_names: list[str],
 ) -> SafeString:
     words = in_language(_words, _translated_words)
-    attrs = ' hx-swap-oob="true"' if oob else ""
+    attrs = OOB if oob else ""
     parts = [f'<div id="table-trick" class="table-trick"{attrs} aria-live="polite">']
     if top:
         parts.append(_top(top))

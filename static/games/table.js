@@ -264,7 +264,7 @@
 
   // Every move names the hand version it was made on: the controls' own while it is this
   // seat's turn (they come in the seat's own frame, before the version's shared regions), else
-  // the status region's clock's. The forms leave it out so that their rendering stays the same from
+  // the status's clock's. The forms leave it out so that their rendering stays the same from
   // one move to the next. The play frame carries the selected cards; an empty selection sends
   // nothing.
   document.addEventListener("htmx:wsConfigSend", function (ev) {
