@@ -70,14 +70,15 @@ def start_event(boss, base: str, event_id: int, pages: list) -> None:
         page.wait_for_url("**/table/**", timeout=60_000)
 
 
-def fees_and_prizes(browser, base: str) -> int:
+def fees_and_prizes(pages: list, base: str) -> int:
     """Every player paid a fee (his bean history says so); how many prizes the four have won
-    (earlier events of this server's club included)."""
+    (earlier events of this server's club included). Each history is read in a tab of his own
+    browser, signed in already, beside his event or table page."""
     prizes = 0
-    for name in PLAYERS:
-        history = bean_history(browser, base, name)
-        assert "Event entry fee" in history
-        prizes += history.count("Event prize")
+    for page in pages:
+        history = bean_history(page, base)
+        assert "比赛报名费" in history  # Event entry fee: the players read Chinese
+        prizes += history.count("比赛奖金")  # Event prize
     return prizes
 
 
@@ -119,11 +120,13 @@ def podium(watcher) -> bool:
     return watcher.locator("#event-standings .podium").count() > 0
 
 
-def bean_history(browser, base: str, name: str) -> str:
-    page = open_page(browser, base, lang="en")
-    login(page, base, name)
-    page.goto(base + "/profile/")
-    return page.inner_text("body")
+def bean_history(page, base: str) -> str:
+    """The profile page's text, read in a new tab of ``page``'s browser (its player)."""
+    tab = page.context.new_page()
+    tab.goto(base + "/profile/")
+    text = tab.inner_text("body")
+    tab.close()
+    return text
 
 
 def standings(watcher) -> str:

@@ -4,7 +4,6 @@ Screenshots go to ``$BROWSER_ARTIFACTS`` (default ``<tmp>/ddz-browser-artifacts`
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
@@ -63,19 +62,29 @@ def click_cards(page, codes: list[str]) -> None:
             break
 
 
+# This turn's controls, with the page's last error cleared, in one round trip: None when it is
+# not the page's turn (or, ``play`` false, when the turn is a play or a pass).
+MY_TURN = """([play]) => {
+    const controls = document.querySelector("#table-controls[data-my-turn='1']");
+    if (!controls || (!play && controls.querySelector('#play-form, #pass-form'))) return null;
+    const error = document.querySelector('#table-error');
+    if (error) error.innerHTML = '';
+    return controls;
+}"""
+# what the decision depends on, read from the controls at once
+TURN = """(el) => ({
+    cantBeat: !!el.dataset.cantBeat,
+    play: !!el.querySelector('#play-form'),
+    hints: JSON.parse(el.dataset.hints || '[]'),
+    canPlay: !!el.dataset.canPlay,
+})"""
+
+
 def act(page, *, by_clicking: bool, play: bool = True) -> bool:
     """Take one decision if it is this page's turn; True when something was sent. With
     ``play=False`` only the decisions before play are taken, never a play or a pass. A turn
     may end while the page acts (its timer, a push): then nothing is sent and False returned."""
-    if not page.locator("#table-controls[data-my-turn='1']").count():
-        return False
-    if not play and page.locator("#play-form, #pass-form").count():
-        return False
-    page.evaluate(
-        "() => { const e = document.querySelector('#table-error'); if (e) e.innerHTML = ''; }"
-    )
-    # this turn's controls: a push may have replaced them since the check above
-    controls = page.query_selector("#table-controls[data-my-turn='1']")
+    controls = page.evaluate_handle(MY_TURN, [play]).as_element()
     if controls is None:
         return False
     try:
@@ -109,14 +118,14 @@ def _click(controls, *selectors: str) -> None:
 def _decide(page, controls, *, by_clicking: bool) -> None:
     """Click this turn's decision inside ``controls`` (an element that detaches when the
     turn's region is replaced, which fails the clicks at once instead of waiting)."""
-    if controls.get_attribute("data-cant-beat"):  # 要不起: Pass is all there is
+    turn = controls.evaluate(TURN)
+    if turn["cantBeat"]:  # 要不起: Pass is all there is
         _click(controls, "#pass-form button")
         return
-    if controls.query_selector("#play-form"):
-        hints = json.loads(controls.get_attribute("data-hints") or "[]")
-        if hints and controls.get_attribute("data-can-play"):
+    if turn["play"]:
+        if turn["hints"] and turn["canPlay"]:
             if by_clicking:
-                click_cards(page, hints[0].split())
+                click_cards(page, turn["hints"][0].split())
             else:
                 _click(controls, "#hint-btn")
             page.wait_for_function(

@@ -24,7 +24,7 @@ def test_an_arena_of_five_seats(browser, server):
         gather_seconds="0",
         bot_wait_seconds="2",
     )
-    prizes = fees_and_prizes(browser, base)
+    prizes = fees_and_prizes(pages, base)
     start_event(boss, base, event_id, pages)
     assert len({page.url for page in pages}) == 1  # four players and a bot at one table
 
@@ -37,4 +37,4 @@ def test_an_arena_of_five_seats(browser, server):
     admin_action(boss, base, event_id, "end_events")
     watcher.wait_for_selector("#event-standings .podium", timeout=60_000)
     shot(watcher, "event-arena-podium")
-    assert fees_and_prizes(browser, base) == prizes + 1
+    assert fees_and_prizes(pages, base) == prizes + 1

@@ -1,8 +1,10 @@
 """Events in real Chromium against a real daphne (the table tests' server, its own rooms): an
-operator sets up and starts a duplicate event of one round of two boards in classic3 from the
+operator sets up and starts a duplicate event of one round of one board in classic3 from the
 admin, four players register on the event page, are sent to their tables by themselves and
 play with bots; a spectator's event page shows the standings change and the podium without
 reloading; the fees and prizes are in each player's bean history. The arena: test_event_arena.py.
+One board is enough for what a browser shows; events of several rounds and boards are
+tests/competitions/test_duplicate.py's and tests/reliability/test_events_kill.py's.
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ def test_a_duplicate_night(browser, server):
         room="room-events-classic3",
         format="duplicate",
         rounds="1",
-        boards_per_round="2",
+        boards_per_round="1",
         break_seconds="0",
         entry_fee="500",
         prize_bands="1:60, 2:40",
         bot_wait_seconds="0",
     )
-    prizes = fees_and_prizes(browser, base)
+    prizes = fees_and_prizes(pages, base)
     shot(watcher, "event-duplicate-registered")
     watcher.goto(f"{base}/events/")
     shot(watcher, "event-list")
@@ -38,4 +40,4 @@ def test_a_duplicate_night(browser, server):
     play_until(pages, lambda: podium(watcher))
     shot(watcher, "event-duplicate-podium")
     assert watcher.locator("#event-head .event-status[data-status='finished']").count()
-    assert fees_and_prizes(browser, base) == prizes + 2
+    assert fees_and_prizes(pages, base) == prizes + 2
