@@ -13,7 +13,7 @@ ignored. Output is sorted ascending: ``format_ranks`` writes ``"33344"``, ``"2SJ
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import TypeAlias
 
@@ -174,15 +174,29 @@ def cards_for_ranks(hand: Iterable[CardCode], ranks: Iterable[Rank]) -> tuple[Ca
     Suits never change a play's strength (§2.1), so this is the canonical physical choice for
     a play named by ranks (托管, bots, hints). A rank the hand lacks raises CardsNotHeld.
     """
-    pool = sorted(hand)
-    out = []
-    for rank in ranks:
-        code = next((c for c in pool if card_rank(c) == rank), None)
-        if code is None:
-            raise CardsNotHeld(f"the hand holds no more {rank_name(rank)}")
-        pool.remove(code)
-        out.append(code)
-    return tuple(sorted(out))
+    return lowest_suits(hand)(ranks)
+
+
+def lowest_suits(hand: Iterable[CardCode]) -> Callable[[Iterable[Rank]], tuple[CardCode, ...]]:
+    """``cards_for_ranks`` of one hand for many plays: the hand is sorted and grouped by rank
+    once (every legal play of a hand is named by its ranks: 40 of them a hint list)."""
+    by_rank: dict[Rank, list[CardCode]] = {}
+    for code in sorted(hand):
+        by_rank.setdefault(card_rank(code), []).append(code)
+
+    def pick(ranks: Iterable[Rank]) -> tuple[CardCode, ...]:
+        taken: dict[Rank, int] = {}
+        out = []
+        for rank in ranks:
+            held = by_rank.get(rank, ())
+            used = taken.get(rank, 0)
+            if used == len(held):
+                raise CardsNotHeld(f"the hand holds no more {rank_name(rank)}")
+            out.append(held[used])
+            taken[rank] = used + 1
+        return tuple(sorted(out))
+
+    return pick
 
 
 def rank_counts(ranks: Iterable[Rank]) -> list[int]:

@@ -42,7 +42,7 @@ from dataclasses import replace
 from typing import Any
 
 from games.engine.beans import RoomStakes
-from games.engine.cards import cards_for_ranks, format_ranks, ranks_of
+from games.engine.cards import cards_for_ranks, format_ranks, lowest_suits, ranks_of
 from games.engine.combos import classify, reading_to_follow, reading_to_lead
 from games.engine.dealing import Deal, check_deal
 from games.engine.errors import (
@@ -171,8 +171,9 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
         return flow_for(state.variant).choices(state, seat)
     hand = state.hands[seat]
     top = state.top.combo if state.top is not None else None
+    suits = lowest_suits(hand)
     actions = [
-        Action(seat, PLAY, None, cards_for_ranks(hand, combo.ranks))
+        Action(seat, PLAY, None, suits(combo.ranks))
         for combo in legal_plays(state.variant, ranks_of(hand), top)
     ]
     if top is not None:
