@@ -43,6 +43,7 @@ class _Compiled:
     slots: dict[str, tuple[int, ...]]  # parameter -> its positions in params
     compiler: Any
     models: bool  # model instances, else values_list tuples
+    converters: dict[int, Any]  # the compiler's, by column: what results_iter works out per read
 
 
 class PreparedRead:
@@ -80,12 +81,16 @@ class PreparedRead:
         }
         if not all(slots.values()):
             raise TypeError(f"a parameter of {sql!r} does not reach its SQL as it was given")
+        columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
+        if compiler.has_composite_fields(columns):
+            raise TypeError("rows of a composite key cannot be prepared")
         compiled = _Compiled(
             sql=sql,
             params=tuple(params),
             slots=slots,
             compiler=compiler,
             models=queryset._iterable_class is ModelIterable,
+            converters=compiler.get_converters(columns),
         )
         self._local.compiled = compiled
         return compiled
@@ -103,12 +108,15 @@ class PreparedRead:
         return compiled.sql, params
 
     def fetched(self, rows: list[tuple[Any, ...]]) -> list[Any]:
-        """Rows as the queryset gives them, from what its SQL fetched."""
+        """Rows as the queryset gives them, from what its SQL fetched: ``results_iter`` with the
+        converters worked out once (they were a quarter of the CPU of a move's reads)."""
         compiled = self._compiled()
         compiler = compiled.compiler
-        found = compiler.results_iter([rows], tuple_expected=not compiled.models)
+        found: Any = rows
+        if compiled.converters:
+            found = compiler.apply_converters(rows, compiled.converters)
         if not compiled.models:
-            return list(found)
+            return [tuple(row) for row in found]
         return list(_instances(compiler, found))
 
     def rows(self, **values: int) -> list[Any]:
