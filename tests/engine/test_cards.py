@@ -13,12 +13,14 @@ from games.engine.cards import (
     card_code,
     card_rank,
     card_suit,
+    cards_for_ranks,
     format_cards,
     format_ranks,
+    lowest_suits,
     parse_cards,
     parse_ranks,
 )
-from games.engine.errors import EngineError, InvalidNotation
+from games.engine.errors import CardsNotHeld, EngineError, InvalidNotation
 
 
 class TestCardCode:
@@ -102,3 +104,43 @@ def test_cards_round_trip(codes):
     text = format_cards(codes)
     assert parse_cards(text) == tuple(sorted(codes))
     assert parse_ranks(text) == tuple(sorted(card_rank(c) for c in codes))
+
+
+class TestCardsForRanks:
+    def test_the_lowest_suit_of_each_rank(self):
+        hand = parse_cards("3s 3d 3h 9h 9c SJ 2s")
+        assert format_cards(cards_for_ranks(hand, parse_ranks("339"))) == "3d 3h 9c"
+        assert format_cards(cards_for_ranks(hand, parse_ranks("SJ 2"))) == "2s SJ"
+        assert cards_for_ranks(hand, ()) == ()
+
+    def test_copies_of_a_card_in_several_decks(self):
+        hand = parse_cards("9h 9h 9s")
+        assert format_cards(cards_for_ranks(hand, parse_ranks("99"))) == "9h 9h"
+
+    def test_a_rank_the_hand_lacks_or_holds_too_few_of(self):
+        hand = parse_cards("3d 3s 4h")
+        with pytest.raises(CardsNotHeld, match="5"):
+            cards_for_ranks(hand, parse_ranks("5"))
+        with pytest.raises(CardsNotHeld):
+            cards_for_ranks(hand, parse_ranks("333"))
+
+    def test_one_grouping_serves_many_plays(self):
+        hand = parse_cards("3d 3s 4h 4c 5d")
+        pick = lowest_suits(hand)
+        assert format_cards(pick(parse_ranks("34"))) == "3d 4c"
+        assert format_cards(pick(parse_ranks("3344"))) == "3d 3s 4c 4h"  # nothing used up
+
+
+@given(codes_lists, st.data())
+def test_cards_for_ranks_takes_the_lowest_cards_of_each_rank(hand, data):
+    ranks = data.draw(st.lists(st.sampled_from(sorted({card_rank(c) for c in hand} or {3}))))
+    held = sorted(hand)
+    wanted = {rank: ranks.count(rank) for rank in ranks}
+    if any(sum(card_rank(c) == rank for c in held) < n for rank, n in wanted.items()):
+        with pytest.raises(CardsNotHeld):
+            cards_for_ranks(hand, ranks)
+        return
+    expected = sorted(
+        code for rank, n in wanted.items() for code in [c for c in held if card_rank(c) == rank][:n]
+    )
+    assert cards_for_ranks(hand, ranks) == tuple(expected)
