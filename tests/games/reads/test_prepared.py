@@ -59,6 +59,22 @@ def test_values_list_rows_and_a_parameter_used_twice(table):
     assert [seat for seat, _ in got] == [0, 1, 2, 3, 4]
 
 
+def test_values_that_need_converting_come_as_the_queryset_gives_them(table):
+    """JSON, times and flags: the backend's converters, worked out once, applied every read."""
+    hand = table.hands.get()
+
+    def hand_values(hand_id):
+        return Hand.objects.filter(pk=hand_id).values_list("options", "created_at", "settled")
+
+    prepared = PreparedRead(hand_values, "hand_id")
+    for _ in range(2):
+        got = prepared.rows(hand_id=hand.pk)
+        assert got == list(hand_values(hand.pk))
+        options, created_at, settled = got[0]
+        assert isinstance(options, dict) and created_at == hand.created_at
+        assert settled is False
+
+
 def test_a_shape_its_stand_in_values_would_change_is_refused(table):
     hand_id = table.hands.get().pk
     changed = PreparedRead(
