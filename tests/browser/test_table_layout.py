@@ -188,10 +188,19 @@ def test_the_whole_hand_is_in_view_at_every_size(browser, hands, name) -> None:
     page.context.close()
 
 
-def _open(browser, hands, name: str, *, width: int = 1280, height: int = 800, init: str = ""):
+def _open(
+    browser,
+    hands,
+    name: str,
+    *,
+    width: int = 1280,
+    height: int = 800,
+    init: str = "",
+    lang: str = "zh-hans",
+):
     base, tables = hands
     table, user = tables[name]
-    page = open_page(browser, base, width=width, height=height, lang="zh-hans")
+    page = open_page(browser, base, width=width, height=height, lang=lang)
     if init:
         page.add_init_script(init)
     login(page, base, user)
@@ -377,3 +386,51 @@ def test_a_bomb_shows_its_effect_still_under_reduced_motion_and_sounds_after_a_g
     assert page.evaluate(ANIMATIONS) == []
     page.context.close()
     assert not [w for w in warnings if "AudioContext" in w], warnings
+
+
+# Each effect with its longest words, run frame by frame (paused, then stepped through): the
+# page never grows sideways (a plane flies in from the left and out to the right), and at rest
+# the whole word is on screen.
+EFFECT_FRAMES = """([kind, label]) => {
+    const box = document.getElementById('table-effect');
+    box.textContent = label;
+    box.className = 'table-effect fx-' + kind;
+    const [run] = box.getAnimations();
+    run.pause();
+    const total = run.effect.getComputedTiming().duration;
+    const bad = [];
+    for (let step = 0; step <= 10; step++) {
+        run.currentTime = total * step / 10;
+        const wide = document.documentElement.scrollWidth;
+        if (wide > innerWidth) bad.push(`${kind} at ${step}/10: the page is ${wide}px wide`);
+    }
+    box.style.animation = 'none';  // its box at rest, neither grown nor flown
+    const r = box.getBoundingClientRect();
+    box.style.animation = '';
+    if (r.left < 0 || r.right > innerWidth) bad.push(`${kind}: its word at ${r.left}..${r.right}`);
+    box.className = 'table-effect';
+    box.textContent = '';
+    return bad;
+}"""
+EFFECT_WORDS = {
+    "en": [
+        ("plane", "Plane with singles"),
+        ("chain", "Multi-chain bomb"),
+        ("bomb", "Joker bomb"),
+        ("rocket", "Rocket"),
+        ("spring", "Anti-spring"),
+    ],
+    "zh-hans": [("plane", "飞机带单张"), ("chain", "多连炸"), ("spring", "反春")],
+}
+
+
+@pytest.mark.parametrize("lang", list(EFFECT_WORDS))
+def test_an_effect_never_widens_a_phone_page_and_shows_its_whole_word(browser, hands, lang) -> None:
+    page = _open(browser, hands, "qq5-landlord", width=360, height=740, lang=lang)
+    bad = []
+    for width in (360, 390, 1280):
+        page.set_viewport_size({"width": width, "height": 844})
+        for kind, label in EFFECT_WORDS[lang]:
+            bad += [f"{width}px {found}" for found in page.evaluate(EFFECT_FRAMES, [kind, label])]
+    assert bad == []
+    page.context.close()
