@@ -1,6 +1,8 @@
-"""A signed-in player's stored language (player settings) when his browser has no language
-cookie yet, e.g. on a new device; the cookie is then set so set_language keeps working. A
-language picked with the page header's switcher (Django's set_language) is stored too."""
+"""A signed-in player's pages speak his stored language (player settings), the one his table's
+pushes and resyncs are rendered in: when his browser's language cookie says otherwise (a new
+device, or a pick made on another one) the stored language wins and the cookie is set to it, so
+a page is never half in one language and half in another. A language picked with the page
+header's switcher (Django's set_language) is stored."""
 
 from __future__ import annotations
 
@@ -11,46 +13,30 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import translation
 
+from club.services.player_settings import player_settings_get, player_settings_update
+
+LANGUAGES = dict(settings.LANGUAGES)
+
 
 class PreferredLanguageMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        language = ""
         user = getattr(request, "user", None)
-        if (
-            user is not None
-            and user.is_authenticated
-            and settings.LANGUAGE_COOKIE_NAME not in request.COOKIES
-        ):
-            from club.models import PlayerSettings
-
-            language = (
-                PlayerSettings.objects.filter(user_id=user.pk)
-                .values_list("language", flat=True)
-                .first()
-                or ""
-            )
-            if language and language in dict(settings.LANGUAGES):
-                translation.activate(language)
-                request.LANGUAGE_CODE = language
-            else:
-                language = ""
-        response = self.get_response(request)
-        if (
-            request.method == "POST"
-            and user is not None
-            and user.is_authenticated
-            and request.path == reverse("set_language")
-        ):
+        if user is None or not user.is_authenticated:
+            return self.get_response(request)
+        if request.method == "POST" and request.path == reverse("set_language"):
+            response = self.get_response(request)
             picked = request.POST.get("language", "")
-            if picked in dict(settings.LANGUAGES):
-                from club.models import PlayerSettings
-
-                PlayerSettings.objects.update_or_create(
-                    user_id=user.pk, defaults={"language": picked}
-                )
-        if language:
-            response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
+            if picked in LANGUAGES:
+                player_settings_update(user=user, language=picked)
+            return response
+        stored = player_settings_get(user=user).language
+        if stored not in LANGUAGES or request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) == stored:
+            return self.get_response(request)
+        translation.activate(stored)
+        request.LANGUAGE_CODE = stored
+        response = self.get_response(request)
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, stored, samesite="Lax")
         return response

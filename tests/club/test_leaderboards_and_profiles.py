@@ -163,8 +163,22 @@ class SettingsTests:
     def test_the_header_language_switch_is_remembered(self, client):
         ann = make_player("ann", beans=0)
         client.force_login(ann)
-        client.post(reverse("set_language"), {"language": "zh-hant", "next": "/"})
+        response = client.post(reverse("set_language"), {"language": "zh-hant", "next": "/"})
         assert PlayerSettings.objects.get(user=ann).language == "zh-hant"
+        assert response.cookies["django_language"].value == "zh-hant"
+        assert '<html lang="zh-hant">' in client.get(reverse("lobby")).content.decode()
+
+    def test_a_cookie_from_another_pick_gives_way_to_the_stored_language(self, client):
+        """The table's pushes speak the stored language: the page around them does too."""
+        ann = make_player("ann", beans=0)
+        client.force_login(ann)
+        client.post(reverse("set_language"), {"language": "en", "next": "/"})
+        client.cookies["django_language"] = "zh-hans"  # this device's earlier pick
+        page = client.get(reverse("lobby"))
+        assert '<html lang="en">' in page.content.decode()
+        assert page.cookies["django_language"].value == "en"
+        # a cookie that agrees is left alone
+        assert "django_language" not in client.get(reverse("lobby")).cookies
 
     def test_auto_pass_is_on_by_default_and_the_table_page_carries_the_settings(self, client):
         ann = make_player("ann")
