@@ -103,10 +103,11 @@ def hand_button_row(cards: Sequence[dict[str, Any]]) -> str:
 
 def card_row(css_class: str, label: str, faces: list[dict[str, Any]]) -> str:
     """A labelled row of small cards (the hand region's bottom and partner's hand); ``label``:
-    its translated words, escaped already (the hand region escapes them once per language)."""
+    its translated words, escaped already (the hand region escapes them once per language).
+    The row carries its count (``--n``): a phone overlaps a long row's cards to fit its width."""
     return (
         f'<div class="{escape(css_class)}">\n<span class="muted">{label}</span>\n'
-        f'<span class="mini-row">{cards(faces, "xs")}</span>\n</div>'
+        f'<span class="mini-row" style="--n: {len(faces):d}">{cards(faces, "xs")}</span>\n</div>'
     )
 
 

@@ -3,9 +3,10 @@
 The whole hand in view: at every screen size of the issue, for each big hand of the variants,
 every card's corner index is uncovered (a tap there hits that card) and no card is under the
 controls or off an edge; Play/Pass/Hint, the trick, the seats, the bottom cards and a qq5
-landlord's view of his partner's hand are in view, with no scrolling. Then the hand's order
-(by rank or by count, kept), every text's contrast in the light and the dark theme, and the
-effect of a bomb (none moving under reduced motion, no sound before a gesture).
+landlord's view of his partner's hand are in view and above the controls, with no scrolling.
+Then the hand's order (by rank or by count, kept), every text's contrast in the light and the
+dark theme, the effect of a bomb (none moving under reduced motion, no sound before a
+gesture), and every effect's word on a phone (the page never wider than the screen).
 
 The hands are dealt through the services (all-human managed tables, decisions taken for the
 players until the wanted seat's turn to play), and each page is looked at in every size. Run
@@ -149,7 +150,9 @@ MISSING = """() => {
         + '.own-bottom, .partner-hand';
     for (const el of document.querySelectorAll(parts)) {
         if (!el.getClientRects().length) continue;  // not shown at this size
-        if (!inView(el.getBoundingClientRect())) bad.push((el.id || el.className) + ' out of view');
+        const r = el.getBoundingClientRect(), name = el.id || el.className;
+        if (!inView(r)) bad.push(name + ' out of view');
+        else if (r.bottom > controls.top + 0.5) bad.push(name + ' under the controls');
     }
     if (scrollY !== 0 || document.documentElement.scrollWidth > W) bad.push('scrolled');
     return {bad, cards: cards.length};

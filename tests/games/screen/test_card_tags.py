@@ -102,6 +102,7 @@ def test_a_card_row_is_labelled_and_escapes_its_class():
         row = card_row('own"bottom', "Bottom cards", [card_face("3c"), card_face("BJ")])
     assert row.startswith('<div class="own&quot;bottom">\n<span class="muted">Bottom cards</span>')
     assert row.count('class="pc pc-xs') == 2 and row.endswith("</span></span>\n</div>")
+    assert '<span class="mini-row" style="--n: 2">' in row
 
 
 HOSTILE = '"><zz>&'
