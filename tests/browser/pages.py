@@ -47,6 +47,22 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
+# What makes the page wider than the screen (nothing when it is not), named so that a failure
+# says what to mend: the outermost elements past its right edge.
+WIDER_THAN_THE_SCREEN = """() => {
+    if (document.documentElement.scrollWidth <= innerWidth) return [];
+    const past = [...document.querySelectorAll('body *')].filter(
+        (el) => el.getBoundingClientRect().right > innerWidth + 0.5);
+    const named = past.filter((el) => !past.includes(el.parentElement))
+        .map((el) => `${el.className}: ${el.textContent.trim().slice(0, 40)}`);
+    return [`the page is ${document.documentElement.scrollWidth}px wide`, ...named];
+}"""
+
+
+def wider_than_the_screen(page) -> list[str]:
+    return page.evaluate(WIDER_THAN_THE_SCREEN)
+
+
 def click_cards(page, codes: list[str]) -> None:
     """Select cards by clicking their visible left edge (cards overlap)."""
     taken: set[str] = set()

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.pages import login, open_page, shot
-from tests.browser.test_table_screen import WIDER_THAN_THE_SCREEN
+from tests.browser.pages import login, open_page, shot, wider_than_the_screen
 
 PAGES = [
     "/",
@@ -36,7 +35,7 @@ def test_no_page_is_wider_than_a_small_phone(browser, server, lang) -> None:
         page.set_viewport_size({"width": width, "height": 740})
         for path in PAGES:
             page.goto(server + path)
-            found = page.evaluate(WIDER_THAN_THE_SCREEN)
+            found = wider_than_the_screen(page)
             if found:
                 wide[f"{width}px {path}"] = found[:3]
             if width == 320 and path in ("/leaderboard/", "/profile/"):

@@ -17,6 +17,7 @@ from tests.browser.pages import (
     open_page,
     play_to_the_end,
     shot,
+    wider_than_the_screen,
 )
 from tests.support.languages import foreign
 
@@ -40,29 +41,13 @@ def _reachable(page, selector: str) -> bool:
     )
 
 
-# What makes the page wider than the screen (nothing when it is not), named so that a failure
-# says what to mend: the outermost element past the right edge that is not clipped by its own.
-WIDER_THAN_THE_SCREEN = """() => {
-    if (document.documentElement.scrollWidth <= innerWidth) return [];
-    const past = [...document.querySelectorAll('body *')].filter(
-        (el) => el.getBoundingClientRect().right > innerWidth + 0.5);
-    const named = past.filter((el) => !past.includes(el.parentElement))
-        .map((el) => `${el.className}: ${el.textContent.trim().slice(0, 40)}`);
-    return [`the page is ${document.documentElement.scrollWidth}px wide`, ...named];
-}"""
-
-
-def _wider_than_the_screen(page) -> list[str]:
-    return page.evaluate(WIDER_THAN_THE_SCREEN)
-
-
 class HeaderTests:
     @pytest.mark.parametrize("width", [360, 390])
     def test_a_phone_reaches_every_link_from_the_table(self, browser, server, width) -> None:
         page = open_page(browser, server, width=width, height=844, lang="en")
         login(page, server, "ann")
         join(page, server, "room-classic3")
-        assert _wider_than_the_screen(page) == []
+        assert wider_than_the_screen(page) == []
         assert _reachable(page, ".topbar .brand") and _reachable(page, ".menu-btn")
         assert not page.locator("#site-nav").is_visible()
         page.click(".menu-btn")
@@ -162,7 +147,7 @@ class BigHandTests:
         assert _reachable(page, "#hint-btn")
         assert _toasts_cover_controls(page) == []
         assert _cards_tappable(page) == []
-        assert _wider_than_the_screen(page) == []
+        assert wider_than_the_screen(page) == []
         page.click("#hint-btn")
         page.wait_for_selector("#play-btn:not([disabled])")
         assert _reachable(page, "#play-btn")
