@@ -282,7 +282,20 @@
 
   document.addEventListener("htmx:wsAfterMessage", afterUpdate);
   document.addEventListener("htmx:afterSettle", afterUpdate);
-  document.addEventListener("htmx:oobAfterSwap", function () { /* settled in wsAfterMessage */ });
+
+  // A region the push does not change stays in place. Replacing it with its twin would lose a
+  // tap pressed on the old button and released on the new one: the first state after a
+  // connect repeats every region the page loaded with, but for their CSRF fields.
+  function asShown(region) {
+    var copy = region.cloneNode(true);
+    copy.removeAttribute("hx-swap-oob");
+    copy.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach(function (field) { field.remove(); });
+    return copy.outerHTML;
+  }
+  document.addEventListener("htmx:oobBeforeSwap", function (ev) {
+    var incoming = ev.detail.fragment && ev.detail.fragment.firstElementChild;
+    if (incoming && asShown(ev.detail.target) === asShown(incoming)) ev.detail.shouldSwap = false;
+  });
 
   document.addEventListener("htmx:wsOpen", function (ev) {
     var conn = document.getElementById("table-conn");

@@ -47,14 +47,14 @@ from games.services import room_create
 for variant in ("qq5", "new5", "classic3", "fenzhou5"):
     room_create(name="room-" + variant, variant=variant, coefficient=1, bot_delay_ms=100)
 # rooms of one test each: no table left over from an earlier test takes its players apart
-for name in ("room-between-hands", "room-panels"):
+for name in ("room-between-hands", "room-panels", "room-steady"):
     room_create(name=name, variant="classic3", coefficient=1, bot_delay_ms=100)
 # the events' browser tests (tests/browser/test_events.py, test_event_arena.py) and their operator
 for variant in ("classic3", "qq5"):
     room_create(name="room-events-" + variant, variant=variant, rake_percent=10, bot_delay_ms=100)
 User = get_user_model()
 User.objects.create_user(username="boss", password={PASSWORD!r}, is_staff=True, is_superuser=True)
-for name in ("ann", "ben", "cat", "dan", "eve", "fay", "gil", "hal", "ivy"):
+for name in ("ann", "ben", "cat", "dan", "eve", "fay", "gil", "hal", "ivy", "kim"):
     user = User.objects.create_user(username=name, password={PASSWORD!r})
     beans_grant(user=user, amount=100000)
     # the first-hand guide opens over the table by itself; only ivy has not seen it yet

@@ -177,9 +177,10 @@ def play_to_the_end(pages, *, stall: float = 60.0) -> None:
 
 
 def fill_and_deal(page) -> None:
-    fill = page.locator("#table-controls form:has(input[name=fill]) button")
-    if fill.count():
-        fill.click()
+    fill = "#table-controls form:has(input[name=fill]) button"
+    wait_or_show(page, f"{fill}, #table-controls form[action$='/deal/'] button")
+    if page.locator(fill).count():
+        page.click(fill)
     wait_or_show(page, "#table-controls form[action$='/deal/'] button")
     page.click("#table-controls form[action$='/deal/'] button")
     wait_or_show(page, "#table-hand .hc")

@@ -182,3 +182,36 @@ class TableBrowserTests:
         assert hal.locator("#table-hand .hc").count() in (17, 20)
         hal.context.close()
         gil.context.close()
+
+    def test_the_first_state_after_connecting_leaves_the_regions_it_repeats_in_place(
+        self, browser, server
+    ) -> None:
+        # the socket's first state repeats the controls the page loaded with: they stay the same
+        # element, so a tap pressed on them before it came and released after is not lost
+        kim = open_page(browser, server, lang="en")
+        kim.add_init_script(
+            """
+            window.controlsStates = 0;
+            document.addEventListener("DOMContentLoaded", () => {
+                window.loadedControls = document.getElementById("table-controls");
+            });
+            document.addEventListener("htmx:wsAfterMessage", (ev) => {
+                if (String(ev.detail.message).includes('id="table-controls"')) {
+                    window.controlsStates += 1;
+                }
+            });
+            """
+        )
+        login(kim, server, "kim")
+        join(kim, server, "room-steady")
+        kim.wait_for_function("() => window.controlsStates >= 1")
+        assert kim.evaluate(
+            "() => document.getElementById('table-controls') === window.loadedControls"
+        )
+        # a push that does change them still swaps them in
+        kim.click("#table-controls form:has(input[name=fill]) button")
+        wait_or_show(kim, "#table-controls form[action$='/deal/'] button")
+        assert kim.evaluate(
+            "() => document.getElementById('table-controls') !== window.loadedControls"
+        )
+        kim.context.close()
