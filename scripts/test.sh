@@ -44,8 +44,11 @@ else
     marks="not browser and not slow"
     browser=0
 fi
+# worksteal: a worker that runs out takes tests from the other's queue. xdist's default hands
+# them out in the order pytest-django sorts them, which puts the minute-long multi-process tests
+# (transactional) near the end, and one worker finished alone for a minute.
 .venv/bin/python -m pytest -m "$marks" -p no:cacheprovider -p no:playwright \
-    -n "$workers" --timeout="${TEST_TIMEOUT:-300}" $(report main) "${args[@]}"
+    -n "$workers" --dist worksteal --timeout="${TEST_TIMEOUT:-300}" $(report main) "${args[@]}"
 
 [ "$browser" = 1 ] || exit 0
 # Browser tests drive Chromium through Playwright in their own process (docs/conventions.md):
