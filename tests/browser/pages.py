@@ -26,11 +26,20 @@ def open_page(browser, base: str, *, width: int = 1280, height: int = 800, lang:
 
 
 def login(page, base: str, username: str) -> None:
+    # the language the page was opened in (open_page's cookie), before a page of a player with
+    # another stored language resets it
+    wanted = next(c["value"] for c in page.context.cookies() if c["name"] == "django_language")
     page.goto(base + "/accounts/login/")
     page.fill("input[name=login]", username)
     page.fill("input[name=password]", PASSWORD)
     page.click("form [type=submit]")
     page.wait_for_url(lambda url: "/accounts/login" not in url)
+    # A player's stored language wins over the browser's cookie (club/middleware.py), and his
+    # first table socket stores the cookie's: a test that seats him again in another language
+    # picks it with the header's switcher, as he would.
+    if page.locator("html").get_attribute("lang") != wanted:
+        with page.expect_navigation():
+            page.select_option("#language", wanted)
 
 
 def join(page, base: str, room: str) -> None:

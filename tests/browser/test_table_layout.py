@@ -176,11 +176,12 @@ COVER_AN_INDEX = """() => {
 }"""
 
 
+@pytest.mark.parametrize("lang", ["zh-hans", "en"])  # English's words are the wider
 @pytest.mark.parametrize("name", list(HANDS))
-def test_the_whole_hand_is_in_view_at_every_size(browser, hands, name) -> None:
+def test_the_whole_hand_is_in_view_at_every_size(browser, hands, name, lang) -> None:
     base, tables = hands
     table, user = tables[name]
-    page = open_page(browser, base, width=SIZES[0][0], height=SIZES[0][1], lang="zh-hans")
+    page = open_page(browser, base, width=SIZES[0][0], height=SIZES[0][1], lang=lang)
     login(page, base, user)
     page.goto(f"{base}/table/{table}/")
     page.wait_for_selector("#table-controls[data-my-turn='1'] #play-form")
@@ -192,7 +193,7 @@ def test_the_whole_hand_is_in_view_at_every_size(browser, hands, name) -> None:
         assert seen["cards"] == HANDS[name][1], seen
         if seen["bad"]:
             failures[f"{width}x{height}"] = [*seen["bad"][:6], f"({len(seen['bad'])})"]
-        shot(page, f"layout-{name}-{width}x{height}")
+        shot(page, f"layout-{name}-{lang}-{width}x{height}")
     assert failures == {}
     page.evaluate(COVER_AN_INDEX)
     assert any("index covered" in bad for bad in page.evaluate(MISSING)["bad"])
