@@ -185,13 +185,16 @@ def play_to_the_end(pages, *, stall: float = 60.0) -> None:
     raise AssertionError(f"no page could act for {stall:.0f} s before the result")
 
 
+FILL_BUTTON = "#table-controls form:has(input[name=fill]) button"
+DEAL_BUTTON = "#table-controls form[action$='/deal/'] button"
+
+
 def fill_and_deal(page) -> None:
-    fill = "#table-controls form:has(input[name=fill]) button"
-    wait_or_show(page, f"{fill}, #table-controls form[action$='/deal/'] button")
-    if page.locator(fill).count():
-        page.click(fill)
-    wait_or_show(page, "#table-controls form[action$='/deal/'] button")
-    page.click("#table-controls form[action$='/deal/'] button")
+    wait_or_show(page, f"{FILL_BUTTON}, {DEAL_BUTTON}")
+    if page.locator(FILL_BUTTON).count():
+        page.click(FILL_BUTTON)
+    wait_or_show(page, DEAL_BUTTON)
+    page.click(DEAL_BUTTON)
     wait_or_show(page, "#table-hand .hc")
 
 

@@ -10,6 +10,8 @@ import time
 import pytest
 
 from tests.browser.pages import (
+    DEAL_BUTTON,
+    FILL_BUTTON,
     act,
     fill_and_deal,
     join,
@@ -209,8 +211,8 @@ class TableBrowserTests:
             "() => document.getElementById('table-controls') === window.loadedControls"
         )
         # a push that does change them still swaps them in
-        kim.click("#table-controls form:has(input[name=fill]) button")
-        wait_or_show(kim, "#table-controls form[action$='/deal/'] button")
+        kim.click(FILL_BUTTON)
+        wait_or_show(kim, DEAL_BUTTON)
         assert kim.evaluate(
             "() => document.getElementById('table-controls') !== window.loadedControls"
         )

@@ -179,12 +179,7 @@ COVER_AN_INDEX = """() => {
 @pytest.mark.parametrize("lang", ["zh-hans", "en"])  # English's words are the wider
 @pytest.mark.parametrize("name", list(HANDS))
 def test_the_whole_hand_is_in_view_at_every_size(browser, hands, name, lang) -> None:
-    base, tables = hands
-    table, user = tables[name]
-    page = open_page(browser, base, width=SIZES[0][0], height=SIZES[0][1], lang=lang)
-    login(page, base, user)
-    page.goto(f"{base}/table/{table}/")
-    page.wait_for_selector("#table-controls[data-my-turn='1'] #play-form")
+    page = _open(browser, hands, name, width=SIZES[0][0], height=SIZES[0][1], lang=lang)
     failures = {}
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
