@@ -116,6 +116,26 @@ def play_until(pages, done, *, stall: float = 120.0) -> None:
             time.sleep(0.2)
 
 
+# the seat's 托管 switch in its controls, off and on
+AUTOPLAY_OFF = "#table-controls form:has(input[name=intent][value=autoplay]):has(input[value=true])"
+AUTOPLAY_ON = "#table-controls form:has(input[name=intent][value=autoplay]):has(input[value=false])"
+
+
+def hand_to_autoplay(page, *, limit: float = 120.0) -> None:
+    """The page's player hands his seat to 托管, as a player who leaves the game to the server
+    does: the server then plays his turns the moment they come. A push may replace the switch
+    as it is tapped; then it is tapped again, until the controls show it on."""
+    started = time.monotonic()
+    while page.locator(AUTOPLAY_ON).count() == 0:
+        if time.monotonic() - started > limit:
+            raise AssertionError(f"托管 not on after {limit:.0f} s: {page.url}")
+        try:
+            page.locator(AUTOPLAY_OFF + " button").click(timeout=10_000)
+            page.wait_for_selector(AUTOPLAY_ON, timeout=10_000)
+        except PlaywrightError:
+            continue  # replaced as it was tapped, or the server's answer is slow: look again
+
+
 def podium(watcher) -> bool:
     return watcher.locator("#event-standings .podium").count() > 0
 

@@ -1,12 +1,22 @@
 """An arena in qq5 in real Chromium against a real daphne: an operator sets it up and starts it
 from the admin, four players register on the event page and play at one table with a bot; a
 spectator's event page shows the standings score and the podium when the operator ends it;
-the fees and the prize are in the players' bean histories.
+the fees and the prize are in the players' bean histories. The four hand their seats to 托管
+once seated, so the server plays the hand: clicking a five-seat hand through four pages took
+one to two minutes of a CI run. A player's turns at an event table are clicked in
+test_events.py's duplicate night.
 """
 
 from __future__ import annotations
 
-from tests.browser.events import admin_action, fees_and_prizes, night, play_until, start_event
+from tests.browser.events import (
+    admin_action,
+    fees_and_prizes,
+    hand_to_autoplay,
+    night,
+    play_until,
+    start_event,
+)
 from tests.browser.pages import shot
 
 
@@ -27,6 +37,8 @@ def test_an_arena_of_five_seats(browser, server):
     prizes = fees_and_prizes(pages, base)
     start_event(boss, base, event_id, pages)
     assert len({page.url for page in pages}) == 1  # four players and a bot at one table
+    for page in pages:
+        hand_to_autoplay(page)
 
     def scored() -> bool:
         cells = watcher.locator("#event-standings td.score").all_inner_texts()
