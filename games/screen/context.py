@@ -315,6 +315,7 @@ def _own_hand(
         "my_partner_mode": str(PARTNER_LABELS["hidden_solo"]) if secret_solo else "",
         "hand_rows_m": _row_length(len(hand_cards), PHONE_ROW_CARDS),
         "hand_rows_t": _row_length(len(hand_cards), TABLET_ROW_CARDS),
+        "hand_rows_l": _row_length(len(hand_cards), LANDSCAPE_ROW_CARDS),
         "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
@@ -352,6 +353,9 @@ PHONE_ROW_CARDS = 11
 # A tablet (768 px) keeps up to 20 cards in one row; a bigger hand takes two overlapped rows,
 # whose cards stay about 34 px apart instead of 18.
 TABLET_ROW_CARDS = 20
+# A phone on its side (667–932 px wide, 360–430 high) has the width and not the height: up to
+# 24 cards in one row, about 25–33 px apart; a bigger hand takes two rows.
+LANDSCAPE_ROW_CARDS = 24
 
 
 def _row_length(count: int, most: int) -> int:

@@ -132,6 +132,7 @@ def hand_region(
     coefficient: Any,
     hand_rows_m: int,
     hand_rows_t: int,
+    hand_rows_l: int,
     purse: dict[str, Any] | None,
     own_bottom: list[dict[str, Any]],
     partner_hand: list[dict[str, Any]],
@@ -160,7 +161,8 @@ def hand_region(
             ),
             _stake(words, my_stake, base_score, coefficient),
             f'<div class="hand" style="--n: {n}; --per-row-m: {escape(hand_rows_m)};'
-            f' --per-row-t: {escape(hand_rows_t)}" role="group" aria-label="{words.hand_label}">',
+            f' --per-row-t: {escape(hand_rows_t)}; --per-row-l: {escape(hand_rows_l)}"'
+            f' role="group" aria-label="{words.hand_label}">',
             hand_button_row(hand_cards),
             "</div>",
         ]

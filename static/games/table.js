@@ -71,6 +71,7 @@
 
   // After every swap: keep the selection while the hand is unchanged, refresh the cues.
   function afterUpdate() {
+    fitStage();  // a hand's start or end shows or hides what is above the stage (table.css)
     arrange();
     var list = cards();
     var sig = list.map(function (c) { return c.dataset.key; }).sort().join(",");
@@ -319,7 +320,6 @@
   window.addEventListener("resize", fitStage);
 
   document.addEventListener("DOMContentLoaded", function () {
-    fitStage();
     showPrefs();
     restorePanels();
     baseTitle = document.title;

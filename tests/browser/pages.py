@@ -68,6 +68,21 @@ WIDER_THAN_THE_SCREEN = """() => {
 }"""
 
 
+# the table's stage is fitted to the window below what is above it (static/games/table.js
+# measures that on the window's resize event, which may come after the resize itself)
+STAGE_FITTED = """() => {
+    const root = document.querySelector('#table-root');
+    return !root || root.style.getPropertyValue('--stage-top')
+        === Math.round(root.getBoundingClientRect().top + scrollY) + 'px';
+}"""
+
+
+def resize(page, width: int, height: int) -> None:
+    """The window at ``width`` x ``height``, and the page laid out for it."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function(STAGE_FITTED)
+
+
 def wider_than_the_screen(page) -> list[str]:
     return page.evaluate(WIDER_THAN_THE_SCREEN)
 

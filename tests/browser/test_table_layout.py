@@ -1,9 +1,10 @@
 """The table's layout and look at a fresh turn (issue #34 items 1, 6, 7, 8).
 
-The whole hand in view: at every screen size of the issue, for each big hand of the variants,
-every card's corner index is uncovered (a tap there hits that card) and no card is under the
-controls or off an edge; Play/Pass/Hint, the trick, the seats, the bottom cards and a qq5
-landlord's view of his partner's hand are in view and above the controls, with no scrolling.
+The whole hand in view: at every screen size of the issue, and on phones on their side and in
+short windows, for each big hand of the variants, every card's corner index is uncovered (a tap
+there hits that card) and no card is under the controls or off an edge; Play/Pass/Hint, the
+trick, the seats, the bottom cards and a qq5 landlord's view of his partner's hand are in view
+and above the controls, with no scrolling.
 Then the hand's order (by rank or by count, kept), every text's contrast in the light and the
 dark theme, the effect of a bomb (none moving under reduced motion, no sound before a
 gesture), and every effect's word on a phone (the page never wider than the screen).
@@ -26,6 +27,7 @@ from tests.browser.pages import (
     click_cards,
     login,
     open_page,
+    resize,
     shot,
     wider_than_the_screen,
 )
@@ -39,6 +41,12 @@ SIZES = [
     (1366, 768),
     (1440, 900),
     (1920, 1080),
+    # phones on their side, and short windows: the stage laid out for the height
+    (667, 375),
+    (740, 360),
+    (844, 390),
+    (1024, 600),
+    (1280, 720),
 ]
 
 # scenario: (variant, the hand size wanted, whose turn: the landlord's lead or the next seat's)
@@ -182,7 +190,7 @@ def test_the_whole_hand_is_in_view_at_every_size(browser, hands, name, lang) -> 
     page = _open(browser, hands, name, width=SIZES[0][0], height=SIZES[0][1], lang=lang)
     failures = {}
     for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
+        resize(page, width, height)
         page.evaluate("() => window.scrollTo(0, 0)")
         seen = page.evaluate(MISSING)
         assert seen["cards"] == HANDS[name][1], seen
@@ -342,7 +350,7 @@ def test_every_text_passes_aa_in_the_light_and_the_dark_theme(browser, hands) ->
         page.emulate_media(color_scheme=scheme)  # the system's choice, followed
         page.wait_for_function("s => document.documentElement.dataset.theme === s", arg=scheme)
         for width, height in ((1280, 800), (390, 844)):
-            page.set_viewport_size({"width": width, "height": height})
+            resize(page, width, height)
             page.evaluate(REPORT_TAG)  # again: a push may have replaced the seat's panel
             found = page.evaluate(TEXT_CONTRAST)
             shot(page, f"look-{scheme}-{width}x{height}")
@@ -449,7 +457,7 @@ def test_an_effect_never_widens_a_phone_page_and_shows_its_whole_word(browser, h
     page = _open(browser, hands, "qq5-landlord", width=360, height=740, lang=lang)
     bad = []
     for width in (360, 390, 1280):
-        page.set_viewport_size({"width": width, "height": 844})
+        resize(page, width, 844)
         for kind, label in EFFECT_WORDS[lang]:
             bad += [f"{width}px {found}" for found in page.evaluate(EFFECT_FRAMES, [kind, label])]
     assert bad == []
