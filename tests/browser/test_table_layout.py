@@ -57,6 +57,8 @@ HANDS = {
     "classic3-landlord": ("classic3", 20, "landlord"),
     "qq5-landlord": ("qq5", 24, "landlord"),
 }
+# a turn of choices, not plays: a fenzhou5 landlord calling a card (a picker of up to 20)
+CHOICES = {"fenzhou5-call": ("fenzhou5", 24, "call")}
 
 SETUP = f"""
 import json
@@ -67,7 +69,7 @@ from games import services
 from games.engine.hand import autoplay_action, legal_actions, waiting_seats
 from games.reads.selectors import hand_state
 User = get_user_model()
-HANDS = {HANDS!r}
+HANDS = {{**{HANDS!r}, **{CHOICES!r}}}
 out = {{}}
 for name, (variant, size, whose) in HANDS.items():
     room = services.room_create(
@@ -85,7 +87,7 @@ for name, (variant, size, whose) in HANDS.items():
         seed = f"layout-{{name}}-{{attempt}}"
         hand = services.table_deal_for(room=room, players=users, seed=seed)
         state = hand_state(hand)
-        while not state.finished and state.phase != "play":
+        while not state.finished and state.phase not in ("play", whose):
             seat = waiting_seats(state)[0]
             choices = legal_actions(state, seat)
             # the most: reveal the partner, bid 3, grab, call a friend
@@ -106,8 +108,9 @@ for name, (variant, size, whose) in HANDS.items():
                 expected_version=hand.version,
             )
             state = hand_state(hand)
-        if len(state.hands[state.turn]) == size:
-            out[name] = [hand.table_id, users[state.turn].username]
+        seat = waiting_seats(state)[0]
+        if len(state.hands[seat]) == size:
+            out[name] = [hand.table_id, users[seat].username]
             break
     else:
         raise SystemExit("no deal for " + name)
@@ -216,6 +219,30 @@ def test_a_320_px_phone_shows_the_table_no_wider_than_the_screen(browser, hands,
     page.context.close()
 
 
+@pytest.mark.parametrize("width,height", [(667, 375), (740, 360)])
+def test_a_card_to_call_on_a_phone_on_its_side_scrolls_in_its_row(
+    browser, hands, width, height
+) -> None:
+    """Twenty cards to call are wider than a phone on its side: their row scrolls sideways,
+    the page does not, and the hand stays above the controls."""
+    page = _open(browser, hands, "fenzhou5-call", width=width, height=height, ready=".pick")
+    shot(page, f"layout-fenzhou5-call-{width}x{height}")
+    assert wider_than_the_screen(page) == []
+    # the play buttons are not there on a turn of choices
+    assert [bad for bad in page.evaluate(MISSING)["bad"] if not bad.startswith("#")] == []
+    picks = page.locator("#table-controls .card-picker .pick")
+    assert picks.count() > 10
+    picks.last.scroll_into_view_if_needed()
+    assert page.evaluate(
+        """() => {
+            const r = [...document.querySelectorAll('.card-picker .pick')].pop()
+                .getBoundingClientRect();
+            return r.left >= 0 && r.right <= innerWidth && scrollX === 0;
+        }"""
+    )
+    page.context.close()
+
+
 def _open(
     browser,
     hands,
@@ -225,6 +252,7 @@ def _open(
     height: int = 800,
     init: str = "",
     lang: str = "zh-hans",
+    ready: str = "#play-form",
 ):
     base, tables = hands
     table, user = tables[name]
@@ -233,7 +261,7 @@ def _open(
         page.add_init_script(init)
     login(page, base, user)
     page.goto(f"{base}/table/{table}/")
-    page.wait_for_selector("#table-controls[data-my-turn='1'] #play-form")
+    page.wait_for_selector(f"#table-controls[data-my-turn='1'] {ready}")
     return page
 
 
