@@ -33,6 +33,9 @@ from tests.browser.pages import (
 )
 
 SIZES = [
+    # phones upright; the two short ones are also what a browser's bars leave of a taller phone
+    (360, 640),
+    (375, 667),
     (360, 740),
     (390, 844),
     (412, 915),
