@@ -313,9 +313,13 @@
   });
 
   // The stage fills the window below the site's bar (table.css): how far down the page it starts.
+  // Runs after every push too: the style is written only when the place moved, so an unchanged
+  // stage is not restyled.
   function fitStage() {
     var r = root();
-    if (r) r.style.setProperty("--stage-top", Math.round(r.getBoundingClientRect().top + window.scrollY) + "px");
+    if (!r) return;
+    var top = Math.round(r.getBoundingClientRect().top + window.scrollY) + "px";
+    if (r.style.getPropertyValue("--stage-top") !== top) r.style.setProperty("--stage-top", top);
   }
   window.addEventListener("resize", fitStage);
 
