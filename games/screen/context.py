@@ -313,9 +313,9 @@ def _own_hand(
         "my_role_badges": my_role_badges,
         "my_pending": my_pending,
         "my_partner_mode": str(PARTNER_LABELS["hidden_solo"]) if secret_solo else "",
-        "hand_rows_m": _row_length(len(hand_cards), PHONE_ROW_CARDS),
-        "hand_rows_t": _row_length(len(hand_cards), TABLET_ROW_CARDS),
-        "hand_rows_l": _row_length(len(hand_cards), LANDSCAPE_ROW_CARDS),
+        "hand_rows": {
+            screen: _row_length(len(hand_cards), most) for screen, most in ROW_CARDS.items()
+        },
         "my_stake": stake_steps(variant, view["stake"]) if view.get("stake") else None,
         "partner_hand": card_faces(view.get("partner_hand")),
         "own_bottom": card_faces(own_bottom),
@@ -356,6 +356,16 @@ TABLET_ROW_CARDS = 20
 # A phone on its side (667–932 px wide, 360–430 high) has the width and not the height: up to
 # 24 cards in one row, about 25–33 px apart; a bigger hand takes two rows.
 LANDSCAPE_ROW_CARDS = 24
+# An upright phone under 620 px high (a 375x667 iPhone with Safari's bars shown) has no room
+# for a fourth row of 38 cards, nor a third of 24: up to 13 a row, about 24 px apart.
+SHORT_PHONE_ROW_CARDS = 13
+# the hand's row length per screen, sent as --per-row-<key> (static/games/table.css picks one)
+ROW_CARDS = {
+    "m": PHONE_ROW_CARDS,
+    "t": TABLET_ROW_CARDS,
+    "l": LANDSCAPE_ROW_CARDS,
+    "s": SHORT_PHONE_ROW_CARDS,
+}
 
 
 def _row_length(count: int, most: int) -> int:

@@ -9,7 +9,7 @@ page). Its arguments are what the region shows, so the rendering memo keys it by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +96,11 @@ def _stake(
     )
 
 
+def _row_lengths(hand_rows: Mapping[str, int]) -> str:
+    """The hand's row length for each kind of screen, as the style's --per-row-<key>."""
+    return "".join(f" --per-row-{escape(key)}: {escape(n)};" for key, n in hand_rows.items())
+
+
 def _purse(words: _Words, purse: dict[str, Any] | None) -> str:
     if not purse:
         return ""
@@ -130,9 +135,7 @@ def hand_region(
     my_stake: dict[str, Any] | None,
     base_score: Any,
     coefficient: Any,
-    hand_rows_m: int,
-    hand_rows_t: int,
-    hand_rows_l: int,
+    hand_rows: Mapping[str, int],
     purse: dict[str, Any] | None,
     own_bottom: list[dict[str, Any]],
     partner_hand: list[dict[str, Any]],
@@ -160,8 +163,7 @@ def hand_region(
                 my_pending=my_pending,
             ),
             _stake(words, my_stake, base_score, coefficient),
-            f'<div class="hand" style="--n: {n}; --per-row-m: {escape(hand_rows_m)};'
-            f' --per-row-t: {escape(hand_rows_t)}; --per-row-l: {escape(hand_rows_l)}"'
+            f'<div class="hand" style="--n: {n};{_row_lengths(hand_rows)}"'
             f' role="group" aria-label="{words.hand_label}">',
             hand_button_row(hand_cards),
             "</div>",
