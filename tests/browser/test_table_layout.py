@@ -4,7 +4,7 @@ The whole hand in view: at every screen size of the issue, and on phones on thei
 short windows, for each big hand of the variants, every card's corner index is uncovered (a tap
 there hits that card) and no card is under the controls or off an edge; Play/Pass/Hint, the
 trick, the seats, the bottom cards and a qq5 landlord's view of his partner's hand are in view
-and above the controls, with no scrolling.
+and above the controls, with no scrolling; so is the hand of a fenzhou5 landlord calling a card.
 Then the hand's order (by rank or by count, kept), every text's contrast in the light and the
 dark theme, the effect of a bomb (none moving under reduced motion, no sound before a
 gesture), and every effect's word on a phone (the page never wider than the screen).
@@ -246,6 +246,22 @@ def test_a_card_to_call_on_a_phone_on_its_side_scrolls_in_its_row(
             return r.left >= 0 && r.right <= innerWidth && scrollX === 0;
         }"""
     )
+    page.context.close()
+
+
+def test_a_card_to_call_on_an_upright_phone_leaves_the_hand_in_view(browser, hands) -> None:
+    """The cards to call take two rows under their prompt, not four beside it: the hand is
+    above them on every upright phone."""
+    page = _open(browser, hands, "fenzhou5-call", width=375, height=667, ready=".pick")
+    failures = {}
+    for width, height in [size for size in SIZES if size[0] < 640 and size[1] > size[0]]:
+        resize(page, width, height)
+        # the play buttons are not there on a turn of choices
+        bad = [bad for bad in page.evaluate(MISSING)["bad"] if not bad.startswith("#")]
+        if bad:
+            failures[f"{width}x{height}"] = [*bad[:4], f"({len(bad)})"]
+        shot(page, f"layout-fenzhou5-call-{width}x{height}")
+    assert failures == {}
     page.context.close()
 
 
