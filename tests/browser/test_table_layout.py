@@ -48,6 +48,7 @@ SIZES = [
     (1440, 900),
     (1920, 1080),
     # phones on their side, and short windows: the stage laid out for the height
+    (640, 360),
     (667, 375),
     (740, 360),
     (844, 390),
