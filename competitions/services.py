@@ -344,10 +344,12 @@ def game_void(*, game: Game) -> None:
 
 def game_arena_count(*, game: Game, entries: dict[int, Entry], now: datetime.datetime) -> None:
     """An arena hand that ended in time counts: each active entrant's line (points, wins,
-    streak), his last mates, a pause for one who ended it under 托管; and the game's results."""
+    streak), his last mates, a pause for one who ended it under 托管; and the game's results.
+    Each entrant's own region (waiting, or paused) is pushed to him: his table page says so."""
     hand = game.hand
     state = hand_state(hand)
     results = []
+    counted = []
     for seat, user_id in enumerate(game.players):
         won = seat_won(hand, seat)
         results.append(won)
@@ -374,10 +376,12 @@ def game_arena_count(*, game: Game, entries: dict[int, Entry], now: datetime.dat
                 "waiting_since",
             ]
         )
+        counted.append(user_id)
     game.results = results
     game.finished_at = hand.finished_at or now
     game.counted = True
     game.save(update_fields=["results", "finished_at", "counted"])
+    broadcast.player_moved_on_commit(game.event_id, counted)
 
 
 def game_deal(

@@ -1,6 +1,8 @@
 // Event pages: follow the player to his next table. On the event page the htmx ws extension
 // swaps the regions; on an event's table page (the banner) a plain socket listens. Either
-// way, a pushed "#event-goto" link to another table is followed at once.
+// way, a pushed "#event-goto" link to another table is followed at once. On the table page, a
+// pushed pause (he ended his arena hand under 托管) replaces the banner's "next table" note:
+// no table opens until he resumes on the event page.
 (function () {
   "use strict";
   function follow(root) {
@@ -15,12 +17,21 @@
   }
   function onTablePage(banner) {
     var delay = 500;
+    function paused(doc) {
+      var note = doc.querySelector("#event-own [data-paused]");
+      var next = banner.querySelector("[data-next-table]");
+      if (note && next) {
+        next.textContent = note.textContent;
+        next.dataset.paused = "1";
+      }
+    }
     function open() {
       var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
       var ws = new WebSocket(scheme + window.location.host + "/ws/events/" + banner.dataset.event + "/");
       ws.onmessage = function (message) {
         var doc = new DOMParser().parseFromString(message.data, "text/html");
         follow(doc);
+        paused(doc);
         delay = 500;
       };
       ws.onclose = function (closed) {

@@ -8,7 +8,8 @@ test_events.py's duplicate night.
 
 Whoever ends a hand under 托管 is paused (he left the game to the server), so that hand is the
 four's only one, and it may give none of them a point: the bot, landlord alone, wins it. So
-the test waits for the hand to be counted, not for a point.
+the test waits for the hand to be counted, not for a point; then each player's table page
+says he is paused instead of "your next table opens by itself".
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def test_an_arena_of_five_seats(browser, server):
     for row in rows.all():
         assert row.locator("td.score").inner_text() in ("0", "2")  # a win is 2 points
         assert "paused" in row.inner_text()
+    for page in pages:
+        page.wait_for_selector("#event-banner [data-next-table][data-paused]", timeout=60_000)
+        assert "暂停" in page.inner_text("#event-banner")  # the players read Chinese
     admin_action(boss, base, event_id, "end_events")
     watcher.wait_for_selector("#event-standings .podium", timeout=60_000)
     shot(watcher, "event-arena-podium")
