@@ -64,7 +64,7 @@ HANDS = {
     "classic3-landlord": ("classic3", 20, "landlord"),
     "qq5-landlord": ("qq5", 24, "landlord"),
 }
-# a turn of choices, not plays: a fenzhou5 landlord calling a card (a picker of up to 20)
+# a turn of choices, not plays: a fenzhou5 landlord calling a card (one per card he holds but 2s and jokers: 22 here)
 CHOICES = {"fenzhou5-call": ("fenzhou5", 24, "call")}
 
 SETUP = f"""
@@ -230,7 +230,7 @@ def test_a_320_px_phone_shows_the_table_no_wider_than_the_screen(browser, hands,
 def test_a_card_to_call_on_a_phone_on_its_side_scrolls_in_its_row(
     browser, hands, width, height
 ) -> None:
-    """Twenty cards to call are wider than a phone on its side: their row scrolls sideways,
+    """Twenty-two cards to call are wider than a phone on its side: their row scrolls sideways,
     the page does not, and the hand stays above the controls."""
     page = _open(browser, hands, "fenzhou5-call", width=width, height=height, ready=".pick")
     shot(page, f"layout-fenzhou5-call-{width}x{height}")
