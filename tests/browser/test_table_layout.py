@@ -64,7 +64,8 @@ HANDS = {
     "classic3-landlord": ("classic3", 20, "landlord"),
     "qq5-landlord": ("qq5", 24, "landlord"),
 }
-# a turn of choices, not plays: a fenzhou5 landlord calling a card (one per card he holds but 2s and jokers: 22 here)
+# a turn of choices, not plays: a fenzhou5 landlord calling a card (one per card he holds but
+# 2s and jokers: 22 here)
 CHOICES = {"fenzhou5-call": ("fenzhou5", 24, "call")}
 
 SETUP = f"""
@@ -235,8 +236,7 @@ def test_a_card_to_call_on_a_phone_on_its_side_scrolls_in_its_row(
     page = _open(browser, hands, "fenzhou5-call", width=width, height=height, ready=".pick")
     shot(page, f"layout-fenzhou5-call-{width}x{height}")
     assert wider_than_the_screen(page) == []
-    # the play buttons are not there on a turn of choices
-    assert [bad for bad in page.evaluate(MISSING)["bad"] if not bad.startswith("#")] == []
+    assert _missing_on_a_turn_of_choices(page) == []
     assert page.locator("#table-controls .card-picker .pick").count() > 10
     # found, scrolled to and measured in one step: a push (another test's page leaving the
     # table) may replace the controls between two steps
@@ -258,13 +258,17 @@ def test_a_card_to_call_on_an_upright_phone_leaves_the_hand_in_view(browser, han
     failures = {}
     for width, height in [size for size in SIZES if size[0] < 640 and size[1] > size[0]]:
         resize(page, width, height)
-        # the play buttons are not there on a turn of choices
-        bad = [bad for bad in page.evaluate(MISSING)["bad"] if not bad.startswith("#")]
+        bad = _missing_on_a_turn_of_choices(page)
         if bad:
             failures[f"{width}x{height}"] = [*bad[:4], f"({len(bad)})"]
         shot(page, f"layout-fenzhou5-call-{width}x{height}")
     assert failures == {}
     page.context.close()
+
+
+def _missing_on_a_turn_of_choices(page) -> list[str]:
+    """What MISSING finds but the play buttons, which a turn of choices does not have."""
+    return [bad for bad in page.evaluate(MISSING)["bad"] if not bad.startswith("#")]
 
 
 def _open(
